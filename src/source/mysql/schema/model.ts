@@ -1,0 +1,48 @@
+/**
+ * The in-memory schema model: what the capture knows about each captured table at a binlog position.
+ * Built from the server (information_schema / SHOW CREATE TABLE), updated from DDL, checked against TABLE_MAP
+ * metadata, and persisted in schema history. Plain data (JSON-serialisable) so history can store it as is.
+ */
+export interface ColumnDef {
+  name: string;
+  /** 0-based ordinal position in the table (matches the binlog column index). */
+  position: number;
+  /** Lower-case MySQL data type name as in information_schema.COLUMNS.DATA_TYPE: 'int', 'varchar', 'decimal', 'enum', ... */
+  dataType: string;
+  /** Full column type as in information_schema.COLUMNS.COLUMN_TYPE, e.g. 'decimal(10,2) unsigned', "enum('a','b')". */
+  columnType: string;
+  /** Character length for strings, precision for numerics, fsp for temporal types; null when not applicable. */
+  length: number | null;
+  /** Scale for DECIMAL; null otherwise. */
+  scale: number | null;
+  unsigned: boolean;
+  nullable: boolean;
+  /** Character set for character columns ('utf8mb4', 'latin1', 'binary', ...); null for non-character columns. */
+  charset: string | null;
+  collation: string | null;
+  /** Default value as SQL text (unquoted literal), or null when none/NULL. `hasDefault` distinguishes them. */
+  defaultValue: string | null;
+  hasDefault: boolean;
+  autoIncrement: boolean;
+  /** Members of ENUM / SET, in declaration order. */
+  enumValues: string[] | null;
+  generated: boolean;
+  invisible: boolean;
+  comment: string | null;
+}
+
+export interface TableDef {
+  database: string;
+  name: string;
+  columns: ColumnDef[];
+  /** Primary key column names in key order; empty when the table has no primary key. */
+  primaryKey: string[];
+  /** Unique keys (name → columns), for message.key.columns fallbacks and chunking. */
+  uniqueKeys: Array<{ name: string; columns: string[] }>;
+  charset: string | null;
+  comment: string | null;
+}
+
+export function tableId(database: string, table: string): string {
+  return `${database}.${table}`;
+}
