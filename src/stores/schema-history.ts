@@ -1,0 +1,37 @@
+import type { TableDef } from '../source/mysql/schema/model.js';
+import type { SourceOffset } from './offset-store.js';
+
+/**
+ * Schema history (Debezium's SchemaHistory: record / recover / exists / initializeStorage). Each entry is one DDL
+ * (or a snapshot of the schema) with its binlog position and the resulting definitions of the tables it touched,
+ * so recovering "up to offset X" rebuilds the schema exactly as it was at X.
+ */
+export interface SchemaHistoryEntry {
+  /** Monotonic sequence assigned by the writer; orders entries for recovery. */
+  seq: number;
+  /** Position of the DDL in the binlog (or of the snapshot). */
+  position: Pick<SourceOffset, 'file' | 'pos' | 'gtids'>;
+  ts_ms: number;
+  /** Default database of the statement (QUERY event), may be empty. */
+  databaseName: string;
+  ddl: string;
+  /** Tables created/altered by the DDL with their full resulting definition; dropped ones listed by id. */
+  tableChanges: Array<{ type: 'CREATE' | 'ALTER' | 'DROP'; id: string; table: TableDef | null }>;
+}
+
+export interface SchemaHistory {
+  /** Create tables/files if needed; idempotent. */
+  initializeStorage(): Promise<void>;
+  /** True when any history has been recorded for this connector. */
+  exists(): Promise<boolean>;
+  record(entry: SchemaHistoryEntry): Promise<void>;
+  /** All entries at or before `upTo` (by binlog order), in sequence order; all entries when omitted. */
+  recover(upTo?: Pick<SourceOffset, 'file' | 'pos'>): Promise<SchemaHistoryEntry[]>;
+  close(): Promise<void>;
+}
+
+/** Compare binlog coordinates: file names sort by their numeric suffix, then by position. */
+export function compareBinlogPosition(a: { file: string; pos: number }, b: { file: string; pos: number }): number {
+  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
+  return a.pos - b.pos;
+}
