@@ -54,3 +54,31 @@ export function isRetriable(err: unknown): boolean {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** A sink could not deliver a batch. `retriable` says whether resending the same batch can help. */
+export class SinkError extends CdcError {
+  constructor(message: string, options: CdcErrorOptions = {}) {
+    super('SINK_FAILED', message, options);
+  }
+}
+
+/** The offset store refused or failed a load/commit (e.g. the offset would move backwards, or a stale writer). */
+export class OffsetStoreError extends CdcError {
+  constructor(message: string, options: CdcErrorOptions = {}) {
+    super('OFFSET_STORE', message, options);
+  }
+}
+
+/** Schema history could not be read, written or decoded. */
+export class SchemaHistoryError extends CdcError {
+  constructor(message: string, options: CdcErrorOptions = {}) {
+    super('SCHEMA_HISTORY', message, options);
+  }
+}
+
+/** The publishing lease is not (or no longer) held by this process: stop publishing and committing. */
+export class LeaseLostError extends CdcError {
+  constructor(message: string, options: CdcErrorOptions = {}) {
+    super('LEASE_LOST', message, options);
+  }
+}
