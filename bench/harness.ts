@@ -1,0 +1,38 @@
+/** Runs one benchmark module in this process and prints its figures as BENCH lines. */
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export interface Figure {
+  /** Figure name, e.g. `decode.rows_per_s`. */
+  name: string;
+  ours: number;
+  reference: number;
+  unit: string;
+  /** What the reference is, e.g. "@vlasky/zongji 0.9.0 on the same binlog". */
+  ref: string;
+  /** Set when a higher value is worse (e.g. MB, records per event) so ratio reads as "times better". */
+  lowerIsBetter?: boolean;
+}
+
+export function formatFigure(f: Figure): string {
+  const ratio = f.lowerIsBetter ? f.reference / f.ours : f.ours / f.reference;
+  const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(3));
+  return `BENCH ${f.name} ours=${num(f.ours)} reference=${num(f.reference)} ratio=${num(ratio)} unit=${f.unit} ref="${f.ref.replaceAll('"', "'")}"`;
+}
+
+/** Peak resident set size of this process so far, in MB (Linux VmHWM). */
+export async function peakRssMb(): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile('/proc/self/status', 'utf8');
+  const m = /VmHWM:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) / 1024 : process.memoryUsage().rss / 1048576;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const name = process.argv[2];
+  const here = dirname(fileURLToPath(import.meta.url));
+  const mod = (await import(pathToFileURL(join(here, `${name}.bench.ts`)).href)) as { run(): Promise<Figure[]> };
+  const figures = await mod.run();
+  for (const f of figures) process.stdout.write(`${formatFigure(f)}\n`);
+  process.exit(0);
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// `npm run bench [-- <name>...]`: runs every (or the named) bench/<name>.bench.ts and prints one line per figure:
+//   BENCH <name> ours=<n> reference=<n> ratio=<n> unit=<unit> ref="<what the reference is>"
+// Each benchmark module exports `run(): Promise<Figure[]>` and measures its reference in the same run.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const all = readdirSync(here)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .map((f) => f.slice(0, -'.bench.ts'.length))
+  .sort();
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((w) => !all.includes(w));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${all.join(', ')}`);
+  process.exit(2);
+}
+let failed = false;
+for (const name of wanted.length ? wanted : all) {
+  // Each benchmark runs in its own process so peak-RSS figures are not polluted by the others.
+  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, 'harness.ts'), name], {
+    stdio: 'inherit',
+  });
+  if (r.status !== 0) {
+    console.error(`benchmark ${name} failed (exit ${r.status})`);
+    failed = true;
+  }
+}
+process.exit(failed ? 1 : 0);

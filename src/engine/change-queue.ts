@@ -1,0 +1,112 @@
+/**
+ * A queue bounded by count *and* bytes (Debezium's ChangeEventQueue). `put` waits while the queue is full, which
+ * is how backpressure reaches the binlog reader: the reader awaits `put`, stops reading, and TCP flow control
+ * pauses the server. `takeBatch` waits for at least one item, then drains up to `maxBatch` items.
+ */
+export interface ChangeQueueOptions {
+  /** Maximum number of items. */
+  maxItems: number;
+  /** Maximum total size in bytes; 0 disables the byte bound. */
+  maxBytes: number;
+}
+
+interface Waiter {
+  resolve: () => void;
+}
+
+export class ChangeQueue<T> {
+  private items: T[] = [];
+  private sizes: number[] = [];
+  private head = 0;
+  private bytes = 0;
+  private closed = false;
+  private failure: Error | null = null;
+  private readonly putWaiters: Waiter[] = [];
+  private takeWaiter: Waiter | null = null;
+
+  constructor(private readonly options: ChangeQueueOptions) {}
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+  get sizeInBytes(): number {
+    return this.bytes;
+  }
+  get remainingCapacity(): number {
+    return Math.max(0, this.options.maxItems - this.length);
+  }
+
+  /** Enqueue; waits while full. A single item larger than the byte bound is admitted when the queue is empty. */
+  async put(item: T, sizeBytes: number): Promise<void> {
+    while (this.isFull(sizeBytes)) {
+      if (this.failure) throw this.failure;
+      await new Promise<void>((resolve) => this.putWaiters.push({ resolve }));
+    }
+    if (this.failure) throw this.failure;
+    this.items.push(item);
+    this.sizes.push(sizeBytes);
+    this.bytes += sizeBytes;
+    this.wakeTaker();
+  }
+
+  /**
+   * Wait for at least one item (or close/timeout) and return up to `maxBatch` items. Returns an empty array on
+   * timeout and `null` once closed and drained.
+   */
+  async takeBatch(maxBatch: number, timeoutMs?: number): Promise<T[] | null> {
+    if (this.length === 0) {
+      if (this.closed) return null;
+      await new Promise<void>((resolve) => {
+        let timer: NodeJS.Timeout | undefined;
+        this.takeWaiter = {
+          resolve: () => {
+            if (timer) clearTimeout(timer);
+            resolve();
+          },
+        };
+        if (timeoutMs !== undefined) timer = setTimeout(() => this.wakeTaker(), timeoutMs);
+      });
+      if (this.length === 0) return this.closed ? null : [];
+    }
+    const n = Math.min(maxBatch, this.length);
+    const batch = this.items.slice(this.head, this.head + n);
+    for (let i = this.head; i < this.head + n; i++) this.bytes -= this.sizes[i];
+    this.head += n;
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
+      this.head = 0;
+    }
+    this.wakePutters();
+    return batch;
+  }
+
+  /** No more items will be put; the consumer drains what is left. */
+  close(): void {
+    this.closed = true;
+    this.wakeTaker();
+  }
+
+  /** Fail waiting producers (e.g. the sink died) so the reader stops. */
+  fail(err: Error): void {
+    this.failure = err;
+    this.closed = true;
+    this.wakePutters();
+    this.wakeTaker();
+  }
+
+  private isFull(nextSize: number): boolean {
+    if (this.length === 0) return false;
+    if (this.length >= this.options.maxItems) return true;
+    return this.options.maxBytes > 0 && this.bytes + nextSize > this.options.maxBytes;
+  }
+  private wakeTaker(): void {
+    const w = this.takeWaiter;
+    this.takeWaiter = null;
+    w?.resolve();
+  }
+  private wakePutters(): void {
+    const waiting = this.putWaiters.splice(0);
+    for (const w of waiting) w.resolve();
+  }
+}

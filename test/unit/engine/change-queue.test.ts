@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ChangeQueue } from '../../../src/engine/change-queue.js';
+
+test('put blocks when the byte bound is reached and resumes after a take', async () => {
+  const q = new ChangeQueue<number>({ maxItems: 100, maxBytes: 10 });
+  await q.put(1, 6);
+  let admitted = false;
+  const pending = q.put(2, 6).then(() => {
+    admitted = true;
+  });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(admitted, false, 'second put must wait: 12 bytes > 10');
+  assert.deepEqual(await q.takeBatch(10), [1]);
+  await pending;
+  assert.equal(admitted, true);
+  assert.equal(q.sizeInBytes, 6);
+});
+
+test('put blocks on the count bound; batches respect maxBatch and order', async () => {
+  const q = new ChangeQueue<number>({ maxItems: 3, maxBytes: 0 });
+  const producer = (async () => {
+    for (let i = 0; i < 10; i++) await q.put(i, 1);
+    q.close();
+  })();
+  const got: number[] = [];
+  for (;;) {
+    const b = await q.takeBatch(2);
+    if (b === null) break;
+    assert.ok(b.length <= 2);
+    assert.ok(q.length <= 3);
+    got.push(...b);
+  }
+  await producer;
+  assert.deepEqual(got, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});
+
+test('an oversize item is admitted into an empty queue; takeBatch times out with []', async () => {
+  const q = new ChangeQueue<string>({ maxItems: 10, maxBytes: 5 });
+  await q.put('big', 50);
+  assert.deepEqual(await q.takeBatch(5, 10), ['big']);
+  assert.deepEqual(await q.takeBatch(5, 10), []);
+});
+
+test('fail() rejects blocked producers', async () => {
+  const q = new ChangeQueue<number>({ maxItems: 1, maxBytes: 0 });
+  await q.put(1, 1);
+  const blocked = q.put(2, 1);
+  q.fail(new Error('sink down'));
+  await assert.rejects(blocked, /sink down/);
+});
