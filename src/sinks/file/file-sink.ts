@@ -1,0 +1,88 @@
+import { mkdir, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Writable } from 'node:stream';
+import { errorMessage, SinkError } from '../../common/errors.js';
+import type { Sink, SinkRecord } from '../sink.js';
+import { recordLine } from './record-line.js';
+
+export interface FileSinkOptions {
+  /** File to append NDJSON lines to; parent directories are created. */
+  path: string;
+  /**
+   * fsync after every batch, so a resolved `send` means the lines are on disk.
+   * @default true
+   */
+  fsync?: boolean;
+}
+
+/** `sink.type=file`: appends one JSON line per record (see recordLine) to a file. */
+export class FileSink implements Sink {
+  readonly name = 'file';
+  private fh: Awaited<ReturnType<typeof open>> | null = null;
+
+  constructor(private readonly options: FileSinkOptions) {}
+
+  async start(): Promise<void> {
+    try {
+      await mkdir(dirname(this.options.path), { recursive: true });
+      this.fh = await open(this.options.path, 'a');
+    } catch (err) {
+      throw new SinkError(
+        `file sink cannot open ${this.options.path} for appending: ${errorMessage(err)}; check the path and permissions`,
+        { cause: err },
+      );
+    }
+  }
+
+  async send(records: SinkRecord[]): Promise<void> {
+    if (!this.fh) throw new SinkError('file sink: send() called before start() or after close()');
+    if (records.length === 0) return;
+    let text = '';
+    for (const r of records) text += recordLine(r);
+    try {
+      await this.fh.writeFile(text, 'utf8');
+      if (this.options.fsync ?? true) await this.fh.sync();
+    } catch (err) {
+      throw new SinkError(`file sink cannot write to ${this.options.path}: ${errorMessage(err)}`, {
+        cause: err,
+        retriable: true,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    const fh = this.fh;
+    this.fh = null;
+    await fh?.close();
+  }
+}
+
+export interface StdoutSinkOptions {
+  /** @default process.stdout */
+  stream?: Writable | NodeJS.WritableStream;
+}
+
+/** Same lines as FileSink, to a writable stream (stdout by default); resolves once the stream accepted the batch. */
+export class StdoutSink implements Sink {
+  readonly name = 'stdout';
+  private readonly stream: Writable | NodeJS.WritableStream;
+
+  constructor(options: StdoutSinkOptions = {}) {
+    this.stream = options.stream ?? process.stdout;
+  }
+
+  async start(): Promise<void> {}
+
+  async send(records: SinkRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    let text = '';
+    for (const r of records) text += recordLine(r);
+    await new Promise<void>((resolve, reject) => {
+      this.stream.write(text, (err?: Error | null) =>
+        err ? reject(new SinkError(`stdout sink write failed: ${err.message}`, { cause: err })) : resolve(),
+      );
+    });
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { test } from 'node:test';
+import { SinkError } from '../../../src/common/errors.js';
+import { FileSink, StdoutSink } from '../../../src/sinks/file/file-sink.js';
+import { recordLine } from '../../../src/sinks/file/record-line.js';
+import type { SinkRecord } from '../../../src/sinks/sink.js';
+
+const records: SinkRecord[] = [
+  {
+    topic: 'app.shop.orders',
+    key: '{"id":1}',
+    value: '{"op":"c","after":{"id":1,"note":"line\\nbreak \\"q\\""}}',
+    headers: { '__debezium.oldkey': '{"id":0}' },
+    table: 'shop.orders',
+    sizeBytes: 80,
+  },
+  { topic: 'app.shop.orders', key: '{"id":1}', value: null, table: 'shop.orders', sizeBytes: 8 },
+  { topic: 'app', key: null, value: '{"ddl":"CREATE TABLE x (a int)"}', sizeBytes: 30 },
+];
+
+test('recordLine splices JSON text and parses back to the original values', () => {
+  const parsed = records.map((r) => JSON.parse(recordLine(r)));
+  assert.deepEqual(parsed[0], {
+    topic: 'app.shop.orders',
+    key: { id: 1 },
+    value: { op: 'c', after: { id: 1, note: 'line\nbreak "q"' } },
+    headers: { '__debezium.oldkey': { id: 0 } },
+  });
+  assert.deepEqual(parsed[1], { topic: 'app.shop.orders', key: { id: 1 }, value: null, headers: {} });
+  assert.equal(parsed[2].key, null);
+  // Pretty-printed JSON text is folded so one record stays one line.
+  const pretty = recordLine({ topic: 't', key: '{\n  "id": 2\n}', value: null, sizeBytes: 0 });
+  assert.equal(pretty.indexOf('\n'), pretty.length - 1);
+  assert.deepEqual(JSON.parse(pretty).key, { id: 2 });
+});
+
+test('FileSink appends one line per record across batches and restarts', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cdc-file-sink-'));
+  try {
+    const path = join(dir, 'nested', 'out.ndjson');
+    const sink = new FileSink({ path });
+    await assert.rejects(sink.send(records), SinkError);
+    await sink.start();
+    await sink.send(records.slice(0, 2));
+    await sink.send([]);
+    await sink.close();
+    const again = new FileSink({ path });
+    await again.start();
+    await again.send(records.slice(2));
+    await again.close();
+    const lines = (await readFile(path, 'utf8')).trimEnd().split('\n');
+    assert.equal(lines.length, 3);
+    assert.deepEqual(
+      lines.map((l) => JSON.parse(l).value?.op ?? null),
+      ['c', null, null],
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('StdoutSink writes the same lines to the given stream', async () => {
+  const stream = new PassThrough();
+  const chunks: string[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+  const sink = new StdoutSink({ stream });
+  await sink.start();
+  await sink.send(records);
+  await sink.close();
+  assert.equal(chunks.join(''), records.map(recordLine).join(''));
+});
