@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the integration tests, demo and benchmarks need. Idempotent: a package is only
+# installed when the command it provides is missing, and `apt-get update` only runs when something is missing.
+# Extend by adding "<command-or-file-to-probe> <debian-package>" lines to DEPS.
+set -euo pipefail
+
+DEPS=(
+  "mariadbd mariadb-server"
+  "mariadb mariadb-client"
+  "mariadb-install-db mariadb-server"
+)
+
+have() {
+  local probe=$1
+  if [[ $probe == /* ]]; then [[ -e $probe ]]; return; fi
+  # mariadbd lives in /usr/sbin, which a non-root PATH may lack.
+  command -v "$probe" >/dev/null 2>&1 || [[ -x /usr/sbin/$probe ]] || [[ -x /usr/bin/$probe ]]
+}
+
+missing=()
+for entry in "${DEPS[@]}"; do
+  read -r probe pkg <<<"$entry"
+  if ! have "$probe"; then
+    [[ " ${missing[*]-} " == *" $pkg "* ]] || missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-system-deps: all system dependencies present"
+  exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-system-deps: missing Debian packages: ${missing[*]}" >&2
+  echo "install-system-deps: run as root:  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# Only refresh package lists when apt cannot find a candidate for a missing package (e.g. a fresh container).
+for pkg in "${missing[@]}"; do
+  if ! apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [^(]'; then
+    apt-get update -q
+    break
+  fi
+done
+echo "install-system-deps: installing ${missing[*]}"
+apt-get install -y -q --no-install-recommends "${missing[@]}"
