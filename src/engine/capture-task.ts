@@ -1,0 +1,148 @@
+/**
+ * The capture task: runs a change source (snapshot then streaming, decided by the source) into the byte-bounded
+ * queue, and the publisher from the queue into the sink, with offsets committed after delivery. Owns the lease:
+ * nothing is published before it is acquired, and losing it stops the task before anyone else can publish.
+ */
+import { errorMessage } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
+import type { Sink, SinkRecord } from '../sinks/sink.js';
+import type { Lease } from '../stores/lease.js';
+import type { OffsetStore, SourceOffset } from '../stores/offset-store.js';
+import { ChangeQueue } from './change-queue.js';
+import { Publisher } from './publisher.js';
+import type { QueueItem } from './queue-item.js';
+
+/** What a change source gets from the task. */
+export interface SourceContext {
+  /** The offset to resume from (null on first start). */
+  offset: SourceOffset | null;
+  /** Put an item on the queue; awaiting it is the backpressure. */
+  emit(item: QueueItem): Promise<void>;
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+export interface ChangeSource {
+  /** Runs until `signal` aborts (resolves) or a fatal error (rejects). May resolve by itself (e.g. initial_only). */
+  run(ctx: SourceContext): Promise<void>;
+  /** True when the source has caught up with the server and holds nothing unemitted (for --until-idle). */
+  isCaughtUp?(): Promise<boolean>;
+  /** Milliseconds since the last change event was read from the server. */
+  msSinceLastEvent?(): number;
+}
+
+export interface CaptureTaskOptions {
+  source: ChangeSource;
+  sink: Sink;
+  offsetStore: OffsetStore;
+  lease?: Lease | null;
+  logger: Logger;
+  maxBatchSize: number;
+  maxQueueSize: number;
+  maxQueueSizeInBytes: number;
+  offsetFlushIntervalMs?: number;
+  onDelivered?: (records: SinkRecord[], offset: SourceOffset | null) => void;
+}
+
+export interface RunOptions {
+  /** Exit once caught up and no change has been seen for this long. */
+  untilIdleMs?: number;
+  signal?: AbortSignal;
+}
+
+export class CaptureTask {
+  readonly queue: ChangeQueue<QueueItem>;
+  private publisher: Publisher | null = null;
+
+  constructor(private readonly options: CaptureTaskOptions) {
+    this.queue = new ChangeQueue<QueueItem>({
+      maxItems: options.maxQueueSize,
+      maxBytes: options.maxQueueSizeInBytes,
+    });
+  }
+
+  get committedOffset(): SourceOffset | null {
+    return this.publisher?.committedOffset ?? null;
+  }
+
+  async run(run: RunOptions = {}): Promise<void> {
+    const { logger, source, sink, offsetStore, lease } = this.options;
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    run.signal?.addEventListener('abort', onAbort, { once: true });
+    let fatal: unknown = null;
+    const failWith = (err: unknown) => {
+      fatal ??= err;
+      stop.abort();
+    };
+
+    if (lease) {
+      logger.info('waiting for the publishing lease');
+      const token = await lease.acquire(stop.signal);
+      logger.info('lease acquired', { fencingToken: token });
+      lease.onLost((err) => {
+        logger.error('lease lost: stopping before anyone else can publish', { error: errorMessage(err) });
+        this.queue.fail(err);
+        failWith(err);
+      });
+    }
+    await sink.start();
+    const offset = await offsetStore.load();
+    logger.info('starting capture', { resumeFrom: offset ? { file: offset.file, pos: offset.pos } : 'beginning' });
+
+    this.publisher = new Publisher({
+      queue: this.queue,
+      sink,
+      offsetStore,
+      lease,
+      logger,
+      maxBatchSize: this.options.maxBatchSize,
+      offsetFlushIntervalMs: this.options.offsetFlushIntervalMs,
+      onDelivered: this.options.onDelivered,
+    });
+    const publishing = this.publisher.run().catch(failWith);
+    const idleWatch = run.untilIdleMs !== undefined ? this.watchIdle(run.untilIdleMs, stop) : null;
+
+    try {
+      await source.run({
+        offset,
+        emit: (item) => this.queue.put(item, item.record?.sizeBytes ?? 0),
+        signal: stop.signal,
+        logger,
+      });
+    } catch (err) {
+      if (!stop.signal.aborted || fatal === null) failWith(err);
+    }
+    this.queue.close();
+    await publishing;
+    if (idleWatch) clearInterval(idleWatch);
+    run.signal?.removeEventListener('abort', onAbort);
+    await sink.close();
+    await lease?.release().catch((err) => logger.warn('lease release failed', { error: errorMessage(err) }));
+    if (fatal !== null) throw fatal;
+  }
+
+  private watchIdle(idleMs: number, stop: AbortController): NodeJS.Timeout {
+    const { source } = this.options;
+    let checking = false;
+    return setInterval(
+      () => {
+        if (checking || stop.signal.aborted) return;
+        if (this.queue.length > 0 || (source.msSinceLastEvent?.() ?? 0) < idleMs) return;
+        checking = true;
+        void (source.isCaughtUp?.() ?? Promise.resolve(true))
+          .then((caughtUp) => {
+            if (caughtUp && this.queue.length === 0) {
+              this.options.logger.info('caught up and idle: stopping', { idleMs });
+              stop.abort();
+            }
+          })
+          .catch(() => {})
+          .finally(() => {
+            checking = false;
+          });
+      },
+      Math.min(250, idleMs),
+    );
+  }
+}

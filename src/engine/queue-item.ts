@@ -1,0 +1,12 @@
+import type { SinkRecord } from '../sinks/sink.js';
+import type { SourceOffset } from '../stores/offset-store.js';
+
+/**
+ * What sources put on the change queue: a record to publish, an offset checkpoint, or both. A checkpoint says
+ * "once everything before (and including) this item is delivered, a restart may resume from `offset`".
+ * Checkpoints without a record let offsets advance through filtered transactions and heartbeats.
+ */
+export interface QueueItem {
+  record: SinkRecord | null;
+  offset: SourceOffset | null;
+}

@@ -1,0 +1,141 @@
+/**
+ * Converts values read over the text protocol (snapshot SELECTs) into the neutral CellValue representation the
+ * binlog decoder produces, so snapshot and streaming events go through the same event builders. One converter
+ * is chosen per column up front; the session runs with time_zone='+00:00' so TIMESTAMP text is UTC.
+ */
+import { type CellValue, MysqlDate, MysqlDateTime, MysqlJson, MysqlTime, MysqlTimestamp } from '../values.js';
+import type { ColumnDef } from '../schema/model.js';
+
+/** Raw column value as mysql2 hands it over with our typeCast: text, bytes, or null. */
+export type RawValue = string | Buffer | null;
+export type TextConverter = (raw: RawValue) => CellValue;
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+export function textConverterFor(col: ColumnDef): TextConverter {
+  const t = col.dataType.toLowerCase();
+  const fsp = col.length ?? 0;
+  switch (t) {
+    case 'tinyint':
+    case 'smallint':
+    case 'mediumint':
+    case 'int':
+    case 'integer':
+    case 'year':
+      return (v) => (v === null ? null : Number(v));
+    case 'bigint':
+      return (v) => {
+        if (v === null) return null;
+        const s = String(v);
+        if (s.length < 16) return Number(s);
+        const b = BigInt(s);
+        return b <= MAX_SAFE && b >= -MAX_SAFE ? Number(b) : b;
+      };
+    case 'float':
+    case 'double':
+    case 'real':
+      return (v) => (v === null ? null : Number(v));
+    case 'decimal':
+    case 'numeric':
+      return (v) => (v === null ? null : String(v));
+    case 'bit':
+      return (v) => (v === null ? null : Buffer.isBuffer(v) ? v : Buffer.from(v, 'latin1'));
+    case 'date':
+      return (v) => (v === null ? null : parseDate(String(v)));
+    case 'datetime':
+      return (v) => (v === null ? null : parseDateTime(String(v), fsp));
+    case 'timestamp':
+      return (v) => (v === null ? null : parseTimestamp(String(v), fsp));
+    case 'time':
+      return (v) => (v === null ? null : parseTime(String(v), fsp));
+    case 'json':
+      return (v) => (v === null ? null : new MysqlJson(String(v)));
+    case 'enum': {
+      const index = new Map((col.enumValues ?? []).map((m, i) => [m, i + 1]));
+      return (v) => (v === null ? null : (index.get(String(v)) ?? 0));
+    }
+    case 'set': {
+      const bit = new Map((col.enumValues ?? []).map((m, i) => [m, 1n << BigInt(i)]));
+      return (v) => {
+        if (v === null) return null;
+        let mask = 0n;
+        const s = String(v);
+        if (s) for (const m of s.split(',')) mask |= bit.get(m) ?? 0n;
+        return mask;
+      };
+    }
+    case 'binary':
+    case 'varbinary':
+    case 'tinyblob':
+    case 'blob':
+    case 'mediumblob':
+    case 'longblob':
+    case 'geometry':
+    case 'point':
+    case 'linestring':
+    case 'polygon':
+    case 'multipoint':
+    case 'multilinestring':
+    case 'multipolygon':
+    case 'geometrycollection':
+    case 'uuid':
+    case 'inet4':
+    case 'inet6':
+    case 'vector':
+      return toBuffer(t);
+    default:
+      if (col.charset === 'binary') return toBuffer(t);
+      return (v) => (v === null ? null : Buffer.isBuffer(v) ? v.toString('utf8') : v);
+  }
+}
+
+function toBuffer(type: string): TextConverter {
+  if (type === 'vector') {
+    return (v) => {
+      if (v === null) return null;
+      const b = Buffer.isBuffer(v) ? v : Buffer.from(v, 'latin1');
+      const out = new Float32Array(b.length / 4);
+      for (let i = 0; i < out.length; i++) out[i] = b.readFloatLE(i * 4);
+      return out;
+    };
+  }
+  return (v) => (v === null ? null : Buffer.isBuffer(v) ? v : Buffer.from(v, 'latin1'));
+}
+
+export function parseDate(s: string): MysqlDate {
+  return new MysqlDate(Number(s.slice(0, 4)), Number(s.slice(5, 7)), Number(s.slice(8, 10)));
+}
+
+function micros(frac: string | undefined): number {
+  return frac ? Number(frac.padEnd(6, '0').slice(0, 6)) : 0;
+}
+
+export function parseDateTime(s: string, fsp: number): MysqlDateTime {
+  const [date, time = '00:00:00'] = s.split(' ');
+  const [hms, frac] = time.split('.');
+  return new MysqlDateTime(
+    Number(date.slice(0, 4)),
+    Number(date.slice(5, 7)),
+    Number(date.slice(8, 10)),
+    Number(hms.slice(0, 2)),
+    Number(hms.slice(3, 5)),
+    Number(hms.slice(6, 8)),
+    micros(frac),
+    fsp,
+  );
+}
+
+export function parseTimestamp(s: string, fsp: number): MysqlTimestamp {
+  const dt = parseDateTime(s, fsp);
+  if (dt.isZero) return new MysqlTimestamp(0, 0, fsp);
+  const ms = Date.UTC(dt.year, dt.month - 1, dt.day, dt.hour, dt.minute, dt.second);
+  return new MysqlTimestamp(ms / 1000, dt.micros, fsp);
+}
+
+export function parseTime(s: string, fsp: number): MysqlTime {
+  const neg = s.startsWith('-');
+  const [hms, frac] = (neg ? s.slice(1) : s).split('.');
+  const [h, m, sec] = hms.split(':').map(Number);
+  const us = ((h * 60 + m) * 60 + sec) * 1_000_000 + micros(frac);
+  return new MysqlTime(neg ? -us : us, fsp);
+}

@@ -1,0 +1,254 @@
+/**
+ * Turns the live binlog into queue items: decodes each raw event, keeps the schema current from DDL, builds
+ * Debezium records for captured row changes, and attaches resumable offsets (see TransactionTracker).
+ * Event handling is a table from event type to handler; everything else is ignored explicitly.
+ */
+import { CdcError, errorMessage } from '../../../common/errors.js';
+import type { Logger } from '../../../common/logger.js';
+import type { QueueItem } from '../../../engine/queue-item.js';
+import type { SinkRecord } from '../../../sinks/sink.js';
+import type { SchemaHistory, SchemaHistoryEntry } from '../../../stores/schema-history.js';
+import type { BinlogEvent, QueryEvent, RowsEvent } from '../binlog/events.js';
+import type { Row } from '../values.js';
+import type { RecordFactory, SchemaPort, SourceInfo } from './ports.js';
+import { TransactionTracker } from './transaction-tracker.js';
+
+export interface RawBinlogEvent {
+  raw: Buffer;
+  file: string;
+  position: number;
+  nextPosition: number;
+}
+
+export interface BinlogStreamerOptions {
+  decode(raw: Buffer): BinlogEvent;
+  schema: SchemaPort;
+  history: SchemaHistory;
+  records: RecordFactory;
+  tableFilter(db: string, table: string): boolean;
+  /** Debezium's skipped.operations: any of c, u, d, t. */
+  skippedOperations: ReadonlySet<string>;
+  includeSchemaChanges: boolean;
+  includeQuery: boolean;
+  eventDeserializationFailureHandlingMode: 'fail' | 'warn' | 'skip';
+  flavor: 'mysql' | 'mariadb';
+  logger: Logger;
+  /** Called for every event read (metrics, idle detection). */
+  onEvent?(event: BinlogEvent, position: number): void;
+}
+
+const TXN_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|XA\s|SAVEPOINT|RELEASE\s+SAVEPOINT|ROLLBACK\s+TO)/i;
+const DML = /^\s*(INSERT|UPDATE|DELETE|REPLACE|LOAD\s+DATA|CALL)\b/i;
+
+export class BinlogStreamer {
+  readonly tracker: TransactionTracker;
+  private historySeq = 0;
+  private query: string | null = null;
+  private threadId: number | null = null;
+  private txnCounts = new Map<string, number>();
+  private txnOpenEmitted = false;
+  /** Binlog coordinates of the last event handled (for caught-up checks). */
+  lastEventEnd = { file: '', pos: 0 };
+  eventsSeen = 0;
+  eventsFiltered = 0;
+  committedTransactions = 0;
+
+  constructor(
+    private readonly options: BinlogStreamerOptions,
+    start: import('../../../stores/offset-store.js').SourceOffset | null,
+    historySeqStart: number,
+  ) {
+    this.tracker = new TransactionTracker(start);
+    this.historySeq = historySeqStart;
+  }
+
+  /** Handle one raw event; `emit` awaits queue capacity (backpressure). */
+  async handle(ev: RawBinlogEvent, emit: (item: QueueItem) => Promise<void>): Promise<void> {
+    const t = this.tracker;
+    t.file = ev.file;
+    t.eventPos = ev.position;
+    t.nextPos = ev.nextPosition;
+    let event: BinlogEvent;
+    try {
+      event = this.options.decode(ev.raw);
+    } catch (err) {
+      const where = `${ev.file}:${ev.position}`;
+      if (this.options.eventDeserializationFailureHandlingMode === 'fail' || !(err instanceof CdcError)) {
+        throw new CdcError(
+          'BINLOG_DECODE',
+          `cannot decode the binlog event at ${where}: ${errorMessage(err)}. Set event.deserialization.failure.handling.mode=warn or skip to continue past it (the event's changes are lost)`,
+          { cause: err },
+        );
+      }
+      if (this.options.eventDeserializationFailureHandlingMode === 'warn')
+        this.options.logger.warn('skipping undecodable binlog event', { position: where, error: errorMessage(err) });
+      return;
+    }
+    this.eventsSeen++;
+    t.serverId = event.header.serverId;
+    t.tsSec = event.header.timestamp;
+    this.lastEventEnd = { file: ev.file, pos: ev.nextPosition || this.lastEventEnd.pos };
+    this.options.onEvent?.(event, ev.position);
+    await this.dispatch(event, emit);
+  }
+
+  private async dispatch(event: BinlogEvent, emit: (item: QueueItem) => Promise<void>): Promise<void> {
+    const t = this.tracker;
+    switch (event.type) {
+      case 'GTID':
+      case 'ANONYMOUS_GTID':
+        t.begin(event.type === 'GTID' ? event.gtid : undefined, 'mysql');
+        return;
+      case 'MARIADB_GTID':
+        t.begin(event.gtid, 'mariadb');
+        return;
+      case 'QUERY':
+        return this.onQuery(event, emit);
+      case 'XID':
+        return this.onCommit(emit);
+      case 'MARIADB_ANNOTATE_ROWS':
+      case 'ROWS_QUERY':
+        this.query = event.query;
+        return;
+      case 'WRITE_ROWS':
+      case 'UPDATE_ROWS':
+      case 'PARTIAL_UPDATE_ROWS':
+      case 'DELETE_ROWS':
+        return this.onRows(event, emit);
+      case 'TRANSACTION_PAYLOAD':
+        for (const inner of event.events) await this.dispatch(inner, emit);
+        return;
+      default:
+        // FORMAT_DESCRIPTION, ROTATE, TABLE_MAP (the decoder keeps them), heartbeats, GTID lists, ...: nothing to emit.
+        return;
+    }
+  }
+
+  private async onQuery(event: QueryEvent, emit: (item: QueueItem) => Promise<void>): Promise<void> {
+    const t = this.tracker;
+    const sql = event.query;
+    this.threadId = event.threadId;
+    if (TXN_CONTROL.test(sql)) {
+      const word = sql.trim().slice(0, 8).toUpperCase();
+      if (word.startsWith('BEGIN') || word.startsWith('XA START')) t.begin();
+      else if (word.startsWith('COMMIT') || word.startsWith('ROLLBACK') || word.startsWith('XA COMMIT'))
+        await this.onCommit(emit);
+      return;
+    }
+    if (DML.test(sql)) {
+      // Statement-based logging of a change: it carries no row images, so it cannot be captured.
+      this.options.logger.warn('ignoring a statement-based change; set binlog_format=ROW', {
+        position: `${t.file}:${t.eventPos}`,
+      });
+      return;
+    }
+    const applied = this.options.schema.applyDdl(sql, event.database, { file: t.file, pos: t.eventPos });
+    if (!applied.ignored) {
+      const entry: SchemaHistoryEntry = {
+        seq: ++this.historySeq,
+        position: { file: t.file, pos: t.eventPos, gtids: t.gtidSet },
+        ts_ms: event.header.timestamp * 1000,
+        databaseName: event.database,
+        ddl: sql,
+        tableChanges: applied.tableChanges,
+      };
+      await this.options.history.record(entry);
+      if (this.options.includeSchemaChanges && this.touchesCapturedTables(entry)) {
+        const record = this.options.records.schemaChange(entry, this.sourceInfo(event.database, '', 0));
+        if (record) await emit({ record, offset: null });
+      }
+    }
+    // A DDL commits implicitly (and MariaDB logs it as a standalone GTID group).
+    const offset = t.commit();
+    await emit({ record: null, offset });
+  }
+
+  private touchesCapturedTables(entry: SchemaHistoryEntry): boolean {
+    if (entry.tableChanges.length === 0) return true; // database-level DDL
+    return entry.tableChanges.some((c) => {
+      const dot = c.id.indexOf('.');
+      return this.options.tableFilter(c.id.slice(0, dot), c.id.slice(dot + 1));
+    });
+  }
+
+  private async onCommit(emit: (item: QueueItem) => Promise<void>): Promise<void> {
+    const t = this.tracker;
+    const gtid = t.txnGtid;
+    const offset = t.commit();
+    this.committedTransactions++;
+    this.query = null;
+    let record: SinkRecord | null = null;
+    if (this.txnOpenEmitted && this.options.records.transactionEnd) {
+      record = this.options.records.transactionEnd(this.txnId(gtid), t.tsSec * 1000, this.txnCounts);
+    }
+    this.txnOpenEmitted = false;
+    this.txnCounts = new Map();
+    await emit({ record, offset });
+  }
+
+  private txnId(gtid: string): string {
+    return gtid || `file=${this.tracker.file},pos=${this.tracker.txnStartPos}`;
+  }
+
+  private async onRows(event: RowsEvent, emit: (item: QueueItem) => Promise<void>): Promise<void> {
+    const t = this.tracker;
+    const { database, table } = event.table;
+    if (!t.inTransaction) t.begin();
+    const skip = t.nextRowsEvent();
+    if (skip < 0) return;
+    if (!this.options.tableFilter(database, table)) {
+      this.eventsFiltered++;
+      return;
+    }
+    const op = event.type === 'WRITE_ROWS' ? 'c' : event.type === 'DELETE_ROWS' ? 'd' : 'u';
+    if (this.options.skippedOperations.has(op)) return;
+    const def = this.options.schema.getTable(database, table);
+    if (!def) {
+      throw new CdcError(
+        'SCHEMA_INCONSISTENT',
+        `row change for ${database}.${table} at ${t.file}:${t.eventPos} but its schema is unknown; the schema history does not cover this table. Restart with snapshot.mode=recovery to rebuild it`,
+      );
+    }
+    const builder = this.options.records.forTable(def);
+    const source = this.sourceInfo(database, table, 0);
+    const tableId = `${database}.${table}`;
+    if (this.options.records.transactionBegin && !this.txnOpenEmitted) {
+      const begin = this.options.records.transactionBegin(this.txnId(t.txnGtid), t.tsSec * 1000);
+      this.txnOpenEmitted = true;
+      if (begin) await emit({ record: begin, offset: null });
+    }
+    const n = event.rows.length;
+    for (let i = skip; i < n; i++) {
+      source.row = i;
+      let records: SinkRecord[];
+      if (op === 'c') records = builder.insert(event.rows[i] as Row, source);
+      else if (op === 'd') records = builder.delete(event.rows[i] as Row, source);
+      else {
+        const pair = event.rows[i] as { before: Row; after: Row };
+        records = builder.update(pair.before, pair.after, source);
+      }
+      this.txnCounts.set(tableId, (this.txnCounts.get(tableId) ?? 0) + 1);
+      const offset = t.offsetInTransaction(i + 1);
+      for (let r = 0; r < records.length; r++) {
+        await emit({ record: records[r], offset: r === records.length - 1 ? offset : null });
+      }
+    }
+  }
+
+  private sourceInfo(db: string, table: string, row: number): SourceInfo {
+    const t = this.tracker;
+    return {
+      tsMs: t.tsSec * 1000,
+      snapshot: 'false',
+      db,
+      table,
+      serverId: t.serverId,
+      gtid: t.txnGtid || null,
+      file: t.file,
+      pos: t.txnStartPos,
+      row,
+      thread: this.threadId,
+      query: this.options.includeQuery ? this.query : null,
+    };
+  }
+}
