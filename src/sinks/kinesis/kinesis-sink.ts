@@ -1,0 +1,609 @@
+import {
+  DescribeStreamSummaryCommand,
+  KinesisClient,
+  type KinesisClientConfig,
+  PutRecordsCommand,
+  type PutRecordsRequestEntry,
+} from '@aws-sdk/client-kinesis';
+import { errorMessage, SinkError } from '../../common/errors.js';
+import { type Logger, silentLogger } from '../../common/logger.js';
+import { recordLine } from '../file/record-line.js';
+import type { Sink, SinkRecord } from '../sink.js';
+import { backoffDelay, isRetriableEntryError, isRetriableRequestError, type RetryOptions } from './backoff.js';
+import { AggregateBuilder, partitionKeyHash } from './kpl-aggregation.js';
+import { truncateJson } from './oversize.js';
+import { partitionKeyFor, StreamRouter, type StreamRoutingOptions } from './routing.js';
+import { ShardMap } from './shard-map.js';
+
+const MiB = 1024 * 1024;
+
+export interface KinesisSinkOptions extends StreamRoutingOptions {
+  /** Injected client (tests, custom credentials). When absent one is built from `clientConfig`. */
+  client?: KinesisClient;
+  /** Config for the client built when `client` is absent (region, endpoint, credentials, requestHandler...). */
+  clientConfig?: KinesisClientConfig;
+  /**
+   * PutRecords requests in flight at once (across streams and shards).
+   * @default 4
+   */
+  maxInFlight?: number;
+  /** @default 500 (the PutRecords maximum) */
+  maxRecordsPerRequest?: number;
+  /** Request size limit counting data and partition keys. @default 5 MiB (the PutRecords maximum) */
+  maxRequestBytes?: number;
+  /** Per-record limit counting data and partition key; raise it only for streams configured for larger records. @default 1 MiB */
+  maxRecordBytes?: number;
+  /**
+   * Records over `maxRecordBytes`: 'fail' rejects the batch (non-retriable SinkError naming the record); 'truncate'
+   * replaces the largest string values of the JSON value with a marker object (see `truncateJson`) until it fits.
+   * @default 'fail'
+   */
+  oversizeHandling?: 'fail' | 'truncate';
+  /**
+   * What goes in the Kinesis data blob. 'value': the value JSON text, as Debezium Server's Kinesis sink does (key in
+   * the partition key, headers dropped). 'record': the file sink's line `{"topic","key","value","headers"}`, which keeps
+   * key and headers.
+   * @default 'value'
+   */
+  payload?: 'value' | 'record';
+  /** Tombstones (null value) in 'value' payload mode: 'empty' sends an empty blob, 'skip' drops them. @default 'empty' */
+  tombstones?: 'empty' | 'skip';
+  /**
+   * KPL aggregation: pack records that land on the same shard (predicted from ListShards hash key ranges) into
+   * aggregated records of at most `maxBytes`, sent with an explicit hash key inside that shard. Consumers must
+   * deaggregate (KCL, aws-kinesis-agg, or `deaggregate` in kpl-aggregation.ts).
+   * @default false
+   */
+  aggregation?: boolean | { maxBytes?: number };
+  retry?: RetryOptions;
+  /** How long a shard map is trusted before it is re-read (it is also re-read when a put lands elsewhere). @default 60000 */
+  shardMapTtlMs?: number;
+  logger?: Logger;
+  /** Random source for backoff jitter (tests). @default Math.random */
+  random?: () => number;
+}
+
+/** Counters since construction; cheap enough to keep always. */
+export interface KinesisSinkStats {
+  /** SinkRecords accepted by Kinesis (dropped ones excluded). */
+  userRecords: number;
+  /** Kinesis records written (aggregates count once). */
+  kinesisRecords: number;
+  requests: number;
+  /** Entries re-sent after a per-entry or whole-request failure. */
+  retriedEntries: number;
+  throttled: number;
+  dropped: number;
+  truncated: number;
+}
+
+/**
+ * One Kinesis record to put: a plain record or a KPL aggregate, with the ordering keys (`stream\0partitionKey`) of
+ * every user record inside it.
+ */
+interface Unit {
+  seq: number;
+  stream: string;
+  partitionKey: string;
+  explicitHashKey?: string;
+  data: Buffer;
+  /** data + partition key bytes: what Kinesis counts against record and request limits. */
+  bytes: number;
+  userRecords: number;
+  keys: string[];
+  predictedShard?: string;
+  /** Earlier units sharing a key that are not yet acknowledged. */
+  waiting: number;
+  dependents: Unit[];
+  attempts: number;
+  notBefore: number;
+  state: 'blocked' | 'ready' | 'inflight' | 'done';
+}
+
+/**
+ * Kinesis Data Streams sink.
+ *
+ * Ordering design (per key, not per shard): Kinesis does not promise that a failed entry stops later entries of the
+ * same request, so two records of one key must never be outstanding at the same time. Each unit (plain record or
+ * aggregate) waits for every earlier unit that shares a partition key with it; a request therefore holds at most one
+ * outstanding unit per key, and a failed or throttled unit blocks exactly the later units of its own keys while other
+ * keys keep flowing through up to `maxInFlight` concurrent requests. We chose keys over shards because it needs no
+ * shard map (so it is correct during resharding too) and never stalls a whole shard for one hot key's retry.
+ * The cost: a hot key moves one record per round trip without aggregation; with aggregation its consecutive records
+ * share one aggregate, so it moves up to an aggregate's worth per round trip.
+ */
+export class KinesisSink implements Sink {
+  readonly name = 'kinesis';
+  readonly stats: KinesisSinkStats = {
+    userRecords: 0,
+    kinesisRecords: 0,
+    requests: 0,
+    retriedEntries: 0,
+    throttled: 0,
+    dropped: 0,
+    truncated: 0,
+  };
+  private readonly client: KinesisClient;
+  private readonly ownsClient: boolean;
+  private readonly router: StreamRouter;
+  private readonly log: Logger;
+  private readonly shardMaps = new Map<string, ShardMap>();
+  private readonly staleShardMaps = new Set<string>();
+  private readonly maxRecordBytes: number;
+  private readonly aggregationMaxBytes: number | null;
+
+  constructor(private readonly options: KinesisSinkOptions) {
+    this.ownsClient = !options.client;
+    this.client = options.client ?? new KinesisClient(options.clientConfig ?? {});
+    try {
+      this.router = new StreamRouter(options);
+    } catch (err) {
+      throw new SinkError(`kinesis sink: ${errorMessage(err)}`, { cause: err });
+    }
+    this.log = (options.logger ?? silentLogger).child({ sink: 'kinesis' });
+    this.maxRecordBytes = options.maxRecordBytes ?? MiB;
+    const agg = options.aggregation;
+    this.aggregationMaxBytes = agg
+      ? Math.min(
+          typeof agg === 'object' ? (agg.maxBytes ?? this.maxRecordBytes) : this.maxRecordBytes,
+          this.maxRecordBytes,
+        )
+      : null;
+  }
+
+  /** Check that the fixed destination streams exist and are writable-ish (ACTIVE/UPDATING). */
+  async start(): Promise<void> {
+    const streams = new Set<string>();
+    if (this.router.fixedStream) streams.add(this.router.fixedStream);
+    const nt = this.options.nonTableRecords;
+    if (!this.options.router && typeof nt === 'object') streams.add(nt.stream);
+    for (const stream of streams) {
+      try {
+        const out = await this.client.send(new DescribeStreamSummaryCommand({ StreamName: stream }));
+        const status = out.StreamDescriptionSummary?.StreamStatus;
+        if (status !== 'ACTIVE' && status !== 'UPDATING') {
+          throw new SinkError(`Kinesis stream "${stream}" is ${status}; wait until it is ACTIVE or recreate it`, {
+            retriable: status === 'CREATING',
+          });
+        }
+      } catch (err) {
+        if (err instanceof SinkError) throw err;
+        throw translateError(err, stream, 'DescribeStreamSummary');
+      }
+      if (this.aggregationMaxBytes !== null) await this.shardMap(stream);
+    }
+  }
+
+  async send(records: SinkRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const units = await this.buildUnits(records);
+    if (units.length === 0) return;
+    await new Dispatch(this, units).run();
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) this.client.destroy();
+  }
+
+  // --- internals used by Dispatch -------------------------------------------------------------------------------
+
+  /** @internal */
+  get opts(): KinesisSinkOptions {
+    return this.options;
+  }
+
+  /** @internal */
+  putRecords(stream: string, entries: PutRecordsRequestEntry[]) {
+    this.stats.requests++;
+    return this.client.send(new PutRecordsCommand({ StreamName: stream, Records: entries }));
+  }
+
+  /** @internal A put landed on another shard than predicted: re-read the map before the next batch. */
+  markShardMapStale(stream: string): void {
+    this.staleShardMaps.add(stream);
+  }
+
+  /** @internal */
+  get logger(): Logger {
+    return this.log;
+  }
+
+  private async shardMap(stream: string): Promise<ShardMap> {
+    let map = this.shardMaps.get(stream);
+    const ttl = this.options.shardMapTtlMs ?? 60_000;
+    if (!map || this.staleShardMaps.has(stream) || Date.now() - map.loadedAt > ttl) {
+      map ??= new ShardMap(this.client, stream);
+      try {
+        await map.refresh();
+      } catch (err) {
+        throw translateError(err, stream, 'ListShards');
+      }
+      this.staleShardMaps.delete(stream);
+      this.shardMaps.set(stream, map);
+    }
+    return map;
+  }
+
+  /** Route, key, serialise and size-check records, then pack them into units in arrival order. */
+  private async buildUnits(records: SinkRecord[]): Promise<Unit[]> {
+    const units: Unit[] = [];
+    const lastUnitOfKey = new Map<string, Unit>();
+    const finalize = (u: Unit) => {
+      u.seq = units.length;
+      const seen = new Set<Unit>();
+      for (const k of u.keys) {
+        const prev = lastUnitOfKey.get(k);
+        if (prev && !seen.has(prev)) {
+          seen.add(prev);
+          prev.dependents.push(u);
+          u.waiting++;
+        }
+        lastUnitOfKey.set(k, u);
+      }
+      u.state = u.waiting === 0 ? 'ready' : 'blocked';
+      units.push(u);
+    };
+
+    const aggMax = this.aggregationMaxBytes;
+    const maps = new Map<string, ShardMap>();
+    const open = new Map<
+      string,
+      { builder: AggregateBuilder; first: PendingRecord; keys: Set<string>; shard?: string }
+    >();
+    const flush = (group: string) => {
+      const agg = open.get(group);
+      if (!agg) return;
+      open.delete(group);
+      if (agg.builder.count === 1) {
+        finalize(plainUnit(agg.first, agg.shard));
+        return;
+      }
+      const data = agg.builder.build();
+      finalize({
+        ...blankUnit(),
+        stream: agg.first.stream,
+        partitionKey: agg.first.partitionKey,
+        // The first record's own hash: inside the predicted shard's range, as the KPL does.
+        explicitHashKey: partitionKeyHash(agg.first.partitionKey).toString(10),
+        data,
+        bytes: data.length + agg.first.pkBytes,
+        userRecords: agg.builder.count,
+        keys: [...agg.keys],
+        predictedShard: agg.shard,
+      });
+    };
+
+    for (const r of records) {
+      const p = this.prepare(r);
+      if (!p) continue;
+      if (aggMax === null) {
+        finalize(plainUnit(p));
+        continue;
+      }
+      let map = maps.get(p.stream);
+      if (!map) {
+        map = await this.shardMap(p.stream);
+        maps.set(p.stream, map);
+      }
+      const shard = map.shardForKey(p.partitionKey);
+      const group = `${p.stream}\u0000${shard ?? p.partitionKey}`;
+      const user = { partitionKey: p.partitionKey, data: p.data };
+      let agg = open.get(group);
+      if (agg && agg.builder.sizeWith(user) + agg.first.pkBytes > aggMax) {
+        flush(group);
+        agg = undefined;
+      }
+      if (!agg) {
+        const builder = new AggregateBuilder();
+        if (builder.sizeWith(user) + p.pkBytes > aggMax) {
+          // Too big to aggregate: send it alone (the open aggregate of its group, if any, was flushed above).
+          finalize(plainUnit(p, shard));
+          continue;
+        }
+        agg = { builder, first: p, keys: new Set(), shard };
+        open.set(group, agg);
+      }
+      agg.builder.add(user);
+      agg.keys.add(p.orderKey);
+    }
+    // Groups never share a key (a key maps to one group), so the flush order between them is irrelevant.
+    for (const group of [...open.keys()]) flush(group);
+    return units;
+  }
+
+  private prepare(r: SinkRecord): PendingRecord | null {
+    const stream = this.router.route(r);
+    const payloadMode = this.options.payload ?? 'value';
+    if (stream === null || (r.value === null && payloadMode === 'value' && this.options.tombstones === 'skip')) {
+      this.stats.dropped++;
+      return null;
+    }
+    const partitionKey = partitionKeyFor(r);
+    const pkBytes = Buffer.byteLength(partitionKey, 'utf8');
+    const render = (value: string | null) =>
+      payloadMode === 'record' ? recordLine({ ...r, value }).slice(0, -1) : (value ?? '');
+    let text = render(r.value);
+    let dataBytes = Buffer.byteLength(text, 'utf8');
+    if (dataBytes + pkBytes > this.maxRecordBytes) {
+      const what = `record for topic "${r.topic}" (partition key ${JSON.stringify(partitionKey.slice(0, 100))})`;
+      if ((this.options.oversizeHandling ?? 'fail') === 'fail' || r.value === null) {
+        throw new SinkError(
+          `${what} is ${dataBytes + pkBytes} bytes, over the Kinesis record limit of ${this.maxRecordBytes} bytes ` +
+            `(data + partition key); set oversizeHandling: 'truncate', exclude the large columns, or raise ` +
+            `maxRecordBytes if the stream allows larger records`,
+        );
+      }
+      const overhead = Buffer.byteLength(render('null'), 'utf8') - 4;
+      const truncated = truncateJson(r.value, this.maxRecordBytes - pkBytes - overhead);
+      if (truncated === null) {
+        throw new SinkError(
+          `${what} is ${dataBytes + pkBytes} bytes and still over ${this.maxRecordBytes} bytes after truncating ` +
+            `its string values; exclude columns or raise maxRecordBytes`,
+        );
+      }
+      this.stats.truncated++;
+      this.log.warn('truncated oversize record', { topic: r.topic, bytes: dataBytes + pkBytes });
+      text = render(truncated);
+      dataBytes = Buffer.byteLength(text, 'utf8');
+    }
+    return {
+      stream,
+      partitionKey,
+      pkBytes,
+      orderKey: `${stream}\u0000${partitionKey}`,
+      data: Buffer.from(text, 'utf8'),
+    };
+  }
+}
+
+interface PendingRecord {
+  stream: string;
+  partitionKey: string;
+  pkBytes: number;
+  orderKey: string;
+  data: Buffer;
+}
+
+function blankUnit(): Unit {
+  return {
+    seq: 0,
+    stream: '',
+    partitionKey: '',
+    data: Buffer.alloc(0),
+    bytes: 0,
+    userRecords: 0,
+    keys: [],
+    waiting: 0,
+    dependents: [],
+    attempts: 0,
+    notBefore: 0,
+    state: 'blocked',
+  };
+}
+
+function plainUnit(p: PendingRecord, predictedShard?: string): Unit {
+  return {
+    ...blankUnit(),
+    stream: p.stream,
+    partitionKey: p.partitionKey,
+    data: p.data,
+    bytes: p.data.length + p.pkBytes,
+    userRecords: 1,
+    keys: [p.orderKey],
+    predictedShard,
+  };
+}
+
+/** Drives one `send()`: dispatches ready units in requests, handles results and retries, settles when all are done. */
+class Dispatch {
+  private remaining: number;
+  private inFlight = 0;
+  private readonly ready = new Map<string, Unit[]>();
+  private timer: NodeJS.Timeout | undefined;
+  private fatal: Error | undefined;
+  private settle!: { resolve: () => void; reject: (err: Error) => void };
+  private readonly maxInFlight: number;
+  private readonly maxRecords: number;
+  private readonly maxBytes: number;
+  private readonly maxAttempts: number;
+
+  constructor(
+    private readonly sink: KinesisSink,
+    units: Unit[],
+  ) {
+    const o = sink.opts;
+    this.maxInFlight = Math.max(1, o.maxInFlight ?? 4);
+    this.maxRecords = Math.min(500, Math.max(1, o.maxRecordsPerRequest ?? 500));
+    this.maxBytes = o.maxRequestBytes ?? 5 * MiB;
+    this.maxAttempts = o.retry?.maxAttempts ?? 30;
+    this.remaining = units.length;
+    for (const u of units) if (u.state === 'ready') this.enqueue(u);
+  }
+
+  run(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.settle = { resolve, reject };
+      this.pump();
+    });
+  }
+
+  private enqueue(u: Unit): void {
+    u.state = 'ready';
+    let q = this.ready.get(u.stream);
+    if (!q) {
+      q = [];
+      this.ready.set(u.stream, q);
+    }
+    q.push(u);
+  }
+
+  private pump(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.fatal) {
+      if (this.inFlight === 0) this.settle.reject(this.fatal);
+      return;
+    }
+    if (this.remaining === 0) {
+      this.settle.resolve();
+      return;
+    }
+    const now = Date.now();
+    let nextWake = Number.POSITIVE_INFINITY;
+    while (this.inFlight < this.maxInFlight) {
+      // The stream whose oldest eligible unit is oldest goes first.
+      let best: { stream: string; eligible: Unit[] } | undefined;
+      for (const [stream, q] of this.ready) {
+        const eligible: Unit[] = [];
+        for (const u of q) {
+          if (u.notBefore <= now) eligible.push(u);
+          else nextWake = Math.min(nextWake, u.notBefore);
+        }
+        if (eligible.length === 0) continue;
+        eligible.sort((a, b) => a.seq - b.seq);
+        if (!best || eligible[0].seq < best.eligible[0].seq) best = { stream, eligible };
+      }
+      if (!best) break;
+      const batch: Unit[] = [];
+      let bytes = 0;
+      for (const u of best.eligible) {
+        if (batch.length >= this.maxRecords) break;
+        if (batch.length > 0 && bytes + u.bytes > this.maxBytes) continue;
+        batch.push(u);
+        bytes += u.bytes;
+      }
+      const taken = new Set(batch);
+      const rest = this.ready.get(best.stream)!.filter((u) => !taken.has(u));
+      if (rest.length) this.ready.set(best.stream, rest);
+      else this.ready.delete(best.stream);
+      this.dispatch(best.stream, batch);
+    }
+    // Completions pump again; a timer is only needed for backed-off units while there is spare capacity.
+    if (Number.isFinite(nextWake) && this.inFlight < this.maxInFlight) {
+      this.timer = setTimeout(() => this.pump(), Math.max(0, nextWake - Date.now()));
+    }
+  }
+
+  private dispatch(stream: string, batch: Unit[]): void {
+    this.inFlight++;
+    for (const u of batch) {
+      u.state = 'inflight';
+      u.attempts++;
+    }
+    const entries: PutRecordsRequestEntry[] = batch.map((u) =>
+      u.explicitHashKey === undefined
+        ? { PartitionKey: u.partitionKey, Data: u.data }
+        : { PartitionKey: u.partitionKey, ExplicitHashKey: u.explicitHashKey, Data: u.data },
+    );
+    this.sink.putRecords(stream, entries).then(
+      (out) => {
+        this.inFlight--;
+        const results = out.Records ?? [];
+        if (results.length !== batch.length) {
+          this.fail(
+            new SinkError(
+              `Kinesis returned ${results.length} results for ${batch.length} records on stream "${stream}"`,
+              { retriable: true },
+            ),
+          );
+        } else {
+          for (let i = 0; i < batch.length; i++) {
+            const res = results[i];
+            const u = batch[i];
+            if (!res.ErrorCode) this.acknowledge(u, res.ShardId);
+            else if (isRetriableEntryError(res.ErrorCode)) {
+              if (res.ErrorCode === 'ProvisionedThroughputExceededException') this.sink.stats.throttled++;
+              this.retry(u, `${res.ErrorCode}: ${res.ErrorMessage ?? ''}`);
+            } else {
+              this.fail(
+                new SinkError(
+                  `Kinesis rejected a record on stream "${stream}" with ${res.ErrorCode}: ${res.ErrorMessage ?? ''}`,
+                ),
+              );
+            }
+          }
+        }
+        this.pump();
+      },
+      (err: unknown) => {
+        this.inFlight--;
+        if (isRetriableRequestError(err)) {
+          if ((err as { name?: string }).name === 'ProvisionedThroughputExceededException') this.sink.stats.throttled++;
+          for (const u of batch) this.retry(u, errorMessage(err));
+        } else {
+          this.fail(translateError(err, stream, 'PutRecords'));
+        }
+        this.pump();
+      },
+    );
+  }
+
+  private acknowledge(u: Unit, shardId: string | undefined): void {
+    u.state = 'done';
+    this.remaining--;
+    this.sink.stats.kinesisRecords++;
+    this.sink.stats.userRecords += u.userRecords;
+    if (u.predictedShard && shardId && u.predictedShard !== shardId) this.sink.markShardMapStale(u.stream);
+    for (const d of u.dependents) if (--d.waiting === 0 && d.state === 'blocked') this.enqueue(d);
+  }
+
+  private retry(u: Unit, reason: string): void {
+    if (u.attempts >= this.maxAttempts) {
+      this.fail(
+        new SinkError(
+          `gave up on a record for Kinesis stream "${u.stream}" after ${u.attempts} attempts (last error: ${reason}); ` +
+            `the stream may be under-provisioned: add shards or use on-demand capacity`,
+          { retriable: true },
+        ),
+      );
+      return;
+    }
+    this.sink.stats.retriedEntries++;
+    u.notBefore = Date.now() + backoffDelay(u.attempts, this.sink.opts.retry, this.sink.opts.random);
+    this.enqueue(u);
+  }
+
+  private fail(err: Error): void {
+    if (!this.fatal) {
+      this.fatal = err;
+      this.sink.logger.error('kinesis send failed', { error: err });
+    }
+  }
+}
+
+/** Turn an SDK error into a SinkError that says which stream and what to do. */
+export function translateError(err: unknown, stream: string, operation: string): SinkError {
+  const name = (err as { name?: string })?.name ?? 'Error';
+  const msg = errorMessage(err);
+  const retriable = isRetriableRequestError(err);
+  let hint: string;
+  switch (name) {
+    case 'ResourceNotFoundException':
+      hint = `Kinesis stream "${stream}" does not exist in this account/region; create it or fix the stream routing`;
+      break;
+    case 'AccessDeniedException':
+    case 'UnrecognizedClientException':
+    case 'InvalidSignatureException':
+    case 'ExpiredTokenException':
+    case 'MissingAuthenticationTokenException':
+      hint = `not allowed to call kinesis:${operation} on stream "${stream}" (${name}); grant the task role kinesis:${operation} (and kms:GenerateDataKey for encrypted streams) or refresh the credentials`;
+      break;
+    case 'KMSAccessDeniedException':
+    case 'KMSDisabledException':
+    case 'KMSInvalidStateException':
+    case 'KMSNotFoundException':
+    case 'KMSOptInRequired':
+      hint = `stream "${stream}" is encrypted with a KMS key that cannot be used (${name}); check the key state and the key policy for this role`;
+      break;
+    case 'ValidationException':
+    case 'InvalidArgumentException':
+    case 'SerializationException':
+      hint = `Kinesis rejected ${operation} on stream "${stream}" as invalid (${name}); this is a bug or a limit misconfiguration (maxRecordBytes/maxRequestBytes)`;
+      break;
+    default:
+      hint = `${operation} on Kinesis stream "${stream}" failed (${name})`;
+  }
+  return new SinkError(`${hint}: ${msg}`, { cause: err, retriable });
+}
