@@ -1,0 +1,650 @@
+/**
+ * `parseConfig`: one pass from a raw key/value map to the typed, frozen `CdcConfig`. Every problem is collected
+ * (unknown keys, bad values, cross-property rules) and reported together in a single ConfigError.
+ */
+import { getHashes } from 'node:crypto';
+import { ConfigError, type ConfigProblem } from './config-error.js';
+import { canonicalize } from './normalize.js';
+import { findProperty, INT_MAX, isSecretKey, type PropertyDef } from './properties.js';
+import { REDACTED, Secret } from './secret.js';
+import { suggest } from './suggest.js';
+import type {
+  CdcConfig,
+  ColumnsConfig,
+  DynamoDbTableConfig,
+  LeaseConfig,
+  Operation,
+  SinkConfig,
+  TransformConfig,
+} from './types.js';
+import { compileRegexList, deriveServerId, parseMessageKeyColumns, splitList } from './values.js';
+
+/** Parse and validate; throws ConfigError listing every problem. */
+export function parseConfig(raw: Readonly<Record<string, string>>): CdcConfig {
+  const { config, problems } = checkConfig(raw);
+  if (!config || problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** Like `parseConfig` but returns the problems instead of throwing (config is null when any were found). */
+export function checkConfig(raw: Readonly<Record<string, string>>): {
+  config: CdcConfig | null;
+  problems: ConfigProblem[];
+} {
+  const { values, problems } = canonicalize(raw);
+  const config = build(values, problems);
+  return { config: problems.length === 0 ? config : null, problems };
+}
+
+const TEMPLATE_PLACEHOLDERS = ['topic', 'prefix', 'db', 'table'];
+const ARN_REGION = /^arn:aws[a-z-]*:secretsmanager:([a-z0-9-]+):\d{12}:secret:.+$/;
+
+function build(values: Map<string, string>, problems: ConfigProblem[]): CdcConfig {
+  const r = new Reader(values, problems);
+
+  // --- connector
+  const topicPrefix = r.str('topic.prefix') ?? '';
+  if (topicPrefix === '') r.missing('topic.prefix', 'set topic.prefix=<logical server name>, e.g. topic.prefix=shop.');
+  else if (!/^[A-Za-z0-9_.-]+$/.test(topicPrefix))
+    r.add(
+      'topic.prefix',
+      `'${topicPrefix}' contains characters not allowed in topic names.`,
+      'use only letters, digits, `_`, `-` and `.`.',
+    );
+  const name = r.str('name') ?? topicPrefix;
+  const connectorClass = r.str('connector.class');
+  if (connectorClass !== null && !/(MySql|MariaDb)Connector$/i.test(connectorClass))
+    r.add(
+      'connector.class',
+      `'${connectorClass}' is not a MySQL/MariaDB connector.`,
+      'remove connector.class; this tool only captures MySQL and MariaDB.',
+    );
+  r.int('tasks.max');
+
+  // --- database
+  const secretArn = r.str('database.secret.arn');
+  const hostname = r.str('database.hostname') ?? '';
+  if (hostname === '' && secretArn === null)
+    r.missing('database.hostname', 'set database.hostname=<host> (or CDC_DATABASE_HOSTNAME), or database.secret.arn.');
+  const user = r.str('database.user') ?? '';
+  if (user === '' && secretArn === null)
+    r.missing('database.user', 'set database.user=<user> (or CDC_DATABASE_USER), or database.secret.arn.');
+  const configuredServerId = r.int('database.server.id');
+  const sslCert = r.str('database.ssl.cert');
+  const sslKey = r.str('database.ssl.key');
+  if ((sslCert === null) !== (sslKey === null)) {
+    const [set, unset] =
+      sslCert === null ? ['database.ssl.key', 'database.ssl.cert'] : ['database.ssl.cert', 'database.ssl.key'];
+    r.add(
+      unset,
+      `is required when ${set} is set (client certificate and key come as a pair).`,
+      `set ${unset}=<PEM file> or remove ${set}.`,
+    );
+  }
+  const awsRegion = r.str('aws.region');
+  const awsEndpoint = r.str('aws.endpoint');
+  r.url('aws.endpoint');
+
+  // --- filters
+  const filters = {
+    databaseInclude: r.regexes('database.include.list'),
+    databaseExclude: r.regexes('database.exclude.list'),
+    tableInclude: r.regexes('table.include.list'),
+    tableExclude: r.regexes('table.exclude.list'),
+    columnInclude: r.regexes('column.include.list'),
+    columnExclude: r.regexes('column.exclude.list'),
+    signalDataCollection: r.str('signal.data.collection'),
+  };
+  r.exclusive('database.include.list', 'database.exclude.list');
+  r.exclusive('table.include.list', 'table.exclude.list');
+  r.exclusive('column.include.list', 'column.exclude.list');
+  r.exclusive('gtid.source.includes', 'gtid.source.excludes');
+  if (filters.signalDataCollection !== null && !/^[^.]+\.[^.]+$/.test(filters.signalDataCollection))
+    r.add(
+      'signal.data.collection',
+      `'${filters.signalDataCollection}' is not '<db>.<table>'.`,
+      'name the signalling table as <db>.<table>.',
+    );
+
+  // --- snapshot
+  const overrides = new Map<string, string>();
+  const overrideTables = r.list('snapshot.select.statement.overrides') ?? [];
+  const overrideKeys = r.patternKeys('snapshot.select.statement.overrides.<db>.<table>');
+  for (const table of overrideTables) {
+    const stmt = r.str(`snapshot.select.statement.overrides.${table}`);
+    if (stmt === null)
+      r.add(
+        `snapshot.select.statement.overrides.${table}`,
+        `is missing although ${table} is listed in snapshot.select.statement.overrides.`,
+        `set snapshot.select.statement.overrides.${table}=SELECT ... FROM ${table} ...`,
+      );
+    else overrides.set(table, stmt);
+  }
+  for (const { key, groups } of overrideKeys) {
+    const table = groups[0] ?? '';
+    if (!overrideTables.includes(table))
+      r.add(
+        key,
+        `is ignored because ${table} is not listed in snapshot.select.statement.overrides.`,
+        `add ${table} to snapshot.select.statement.overrides.`,
+      );
+  }
+  const chunked = r.bool('snapshot.chunked');
+
+  // --- events
+  const skipped = r.list('skipped.operations') ?? [];
+  if (skipped.includes('none') && skipped.length > 1)
+    r.add(
+      'skipped.operations',
+      `'none' cannot be combined with other operations.`,
+      `use either 'none' or a list of c,u,d,t.`,
+    );
+  const keyColumnsRaw = r.str('message.key.columns');
+  const keyColumns = keyColumnsRaw === null ? { entries: [], errors: [] } : parseMessageKeyColumns(keyColumnsRaw);
+  for (const e of keyColumns.errors)
+    r.add('message.key.columns', `${e}.`, 'write entries as <db>.<table>:<col>[,<col>...] separated by `;`.');
+
+  // --- columns
+  const columns: ColumnsConfig = {
+    maskWithChars: r.patternKeys('column.mask.with.<N>.chars').map(({ key, groups }) => ({
+      length: r.positive(key, groups[0]),
+      columns: r.regexes(key) ?? [],
+    })),
+    maskHash: r.patternKeys('column.mask.hash.[v2.]<algorithm>.with.salt.<salt>').map(({ key, groups }) => {
+      const algorithm = groups[1] ?? '';
+      return {
+        algorithm,
+        nodeAlgorithm: r.hashAlgorithm(key, algorithm),
+        salt: groups[2] ?? '',
+        version: groups[0] === 'v2' ? ('v2' as const) : ('v1' as const),
+        columns: r.regexes(key) ?? [],
+      };
+    }),
+    truncateToChars: r.patternKeys('column.truncate.to.<N>.chars').map(({ key, groups }) => ({
+      length: r.positive(key, groups[0]),
+      columns: r.regexes(key) ?? [],
+    })),
+    propagateSourceType: r.regexes('column.propagate.source.type'),
+    datatypePropagateSourceType: r.regexes('datatype.propagate.source.type'),
+  };
+
+  // --- topics
+  const delimiter = values.get('topic.delimiter') ?? '.';
+  if (delimiter === '')
+    r.add('topic.delimiter', 'must not be empty.', `remove it to use '.', or set a separator such as '_'.`);
+
+  // --- engine
+  const maxBatchSize = r.int('max.batch.size') ?? 2048;
+  const maxQueueSize = r.int('max.queue.size') ?? 8192;
+  if (maxQueueSize <= maxBatchSize)
+    r.add(
+      'max.queue.size',
+      `(${maxQueueSize}) must be larger than max.batch.size (${maxBatchSize}).`,
+      `set max.queue.size to at least ${maxBatchSize * 2} or lower max.batch.size.`,
+    );
+  const heartbeatIntervalMs = r.int('heartbeat.interval.ms') ?? 0;
+  const heartbeatActionQuery = r.str('heartbeat.action.query');
+  if (heartbeatActionQuery !== null && heartbeatIntervalMs === 0)
+    r.add(
+      'heartbeat.action.query',
+      'has no effect because heartbeats are off (heartbeat.interval.ms=0).',
+      'set heartbeat.interval.ms, e.g. 10000, or remove heartbeat.action.query.',
+    );
+  const retryInitial = r.int('errors.retry.delay.initial.ms') ?? 300;
+  const retryMax = r.int('errors.retry.delay.max.ms') ?? 10000;
+  if (retryInitial > retryMax)
+    r.add(
+      'errors.retry.delay.initial.ms',
+      `(${retryInitial}) exceeds errors.retry.delay.max.ms (${retryMax}).`,
+      'lower the initial delay or raise the maximum.',
+    );
+
+  // --- stores
+  const dynamo = (prefix: string): DynamoDbTableConfig => {
+    const table = r.str(`${prefix}.dynamodb.table`);
+    if (table === null)
+      r.missing(
+        `${prefix}.dynamodb.table`,
+        `set ${prefix}.dynamodb.table=<table name> (needed because ${prefix}=dynamodb).`,
+      );
+    r.url(`${prefix}.dynamodb.endpoint`);
+    return {
+      type: 'dynamodb',
+      table: table ?? '',
+      region: r.str(`${prefix}.dynamodb.region`) ?? awsRegion,
+      endpoint: r.str(`${prefix}.dynamodb.endpoint`) ?? awsEndpoint,
+      createTable: r.bool(`${prefix}.dynamodb.table.create`),
+    };
+  };
+  const historyType = r.enum('schema.history.internal');
+  r.onlyFor('schema.history.internal', historyType, {
+    file: ['schema.history.internal.file.'],
+    dynamodb: ['schema.history.internal.dynamodb.'],
+  });
+  const schemaHistory = {
+    skipUnparseableDdl: r.bool('schema.history.internal.skip.unparseable.ddl'),
+    storeOnlyCapturedTablesDdl: r.bool('schema.history.internal.store.only.captured.tables.ddl'),
+    ...(historyType === 'dynamodb'
+      ? dynamo('schema.history.internal')
+      : { type: 'file' as const, filename: r.str('schema.history.internal.file.filename') ?? '' }),
+  };
+  const offsetType = r.enum('offset.storage');
+  r.onlyFor('offset.storage', offsetType, { file: ['offset.storage.file.'], dynamodb: ['offset.storage.dynamodb.'] });
+  const offsets = {
+    flushIntervalMs: r.int('offset.flush.interval.ms') ?? 5000,
+    ...(offsetType === 'dynamodb'
+      ? dynamo('offset.storage')
+      : { type: 'file' as const, filename: r.str('offset.storage.file.filename') ?? '' }),
+  };
+
+  // --- sink
+  const sinkType = r.enum('sink.type');
+  r.onlyFor('sink.type', sinkType, {
+    kinesis: ['sink.kinesis.'],
+    kafka: ['sink.kafka.'],
+    file: ['sink.file.'],
+    stdout: [],
+  });
+  let sink: SinkConfig;
+  switch (sinkType) {
+    case 'kinesis': {
+      const streamName = r.str('sink.kinesis.stream.name');
+      const template = r.str('sink.kinesis.stream.name.template');
+      if (streamName === null && template === null)
+        r.missing(
+          'sink.kinesis.stream.name',
+          'set sink.kinesis.stream.name=<stream> (one stream) or sink.kinesis.stream.name.template={prefix}-{db}-{table} (per table).',
+        );
+      if (streamName !== null && template !== null)
+        r.add(
+          'sink.kinesis.stream.name',
+          'and sink.kinesis.stream.name.template are both set.',
+          'keep only one: a single stream name or a per-topic template.',
+        );
+      if (template !== null) {
+        const unknown = [...template.matchAll(/\{([^}]*)\}/g)]
+          .map((m) => m[1])
+          .filter((p) => !TEMPLATE_PLACEHOLDERS.includes(p));
+        if (unknown.length > 0)
+          r.add(
+            'sink.kinesis.stream.name.template',
+            `uses unknown placeholder(s) ${unknown.map((p) => `{${p}}`).join(', ')}.`,
+            `use only ${TEMPLATE_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}.`,
+          );
+      }
+      r.url('sink.kinesis.endpoint');
+      sink = {
+        type: 'kinesis',
+        streamName,
+        streamNameTemplate: template,
+        region: r.str('sink.kinesis.region') ?? awsRegion,
+        endpoint: r.str('sink.kinesis.endpoint') ?? awsEndpoint,
+        aggregation: r.bool('sink.kinesis.aggregation'),
+        oversizeHandling: r.enum('sink.kinesis.oversize.handling'),
+        maxInFlight: r.int('sink.kinesis.max.in.flight') ?? 4,
+      };
+      break;
+    }
+    case 'kafka': {
+      const servers = r.list('sink.kafka.bootstrap.servers');
+      if (servers === null)
+        r.missing('sink.kafka.bootstrap.servers', 'set sink.kafka.bootstrap.servers=<host:port>[,<host:port>...].');
+      const properties: Record<string, string | Secret> = {};
+      for (const { key } of r.patternKeys('sink.kafka.<producer property>')) {
+        const k = key.slice('sink.kafka.'.length);
+        const v = values.get(key) ?? '';
+        properties[k] = isSecretKey(key) ? new Secret(v) : v;
+      }
+      sink = { type: 'kafka', bootstrapServers: servers ?? [], properties };
+      break;
+    }
+    case 'file': {
+      const path = r.str('sink.file.path');
+      if (path === null) r.missing('sink.file.path', 'set sink.file.path=<file>, e.g. ./data/events.jsonl.');
+      sink = { type: 'file', path: path ?? '' };
+      break;
+    }
+    default:
+      sink = { type: 'stdout' };
+  }
+
+  // --- lease
+  let lease: LeaseConfig = { enabled: false };
+  const leaseDuration = r.int('lease.duration.ms') ?? 30000;
+  const leaseRenew = r.int('lease.renew.interval.ms') ?? 10000;
+  if (r.bool('lease.enabled')) {
+    const table = r.str('lease.dynamodb.table');
+    if (table === null)
+      r.missing('lease.dynamodb.table', 'set lease.dynamodb.table=<table name> (needed because lease.enabled=true).');
+    if (leaseRenew >= leaseDuration)
+      r.add(
+        'lease.renew.interval.ms',
+        `(${leaseRenew}) must be shorter than lease.duration.ms (${leaseDuration}).`,
+        `set it to about a third of the duration, e.g. ${Math.floor(leaseDuration / 3)}.`,
+      );
+    r.url('lease.dynamodb.endpoint');
+    lease = {
+      enabled: true,
+      table: table ?? '',
+      region: r.str('lease.dynamodb.region') ?? awsRegion,
+      endpoint: r.str('lease.dynamodb.endpoint') ?? awsEndpoint,
+      durationMs: leaseDuration,
+      renewIntervalMs: leaseRenew,
+    };
+  }
+
+  const secretRegion =
+    r.str('database.secret.region') ?? (secretArn ? (ARN_REGION.exec(secretArn)?.[1] ?? awsRegion) : null);
+  const config: CdcConfig = {
+    name,
+    topicPrefix,
+    database: {
+      hostname,
+      port: r.int('database.port') ?? 3306,
+      user,
+      password: new Secret(values.get('database.password') ?? ''),
+      serverId: configuredServerId ?? deriveServerId(name),
+      serverIdSource: configuredServerId === null ? 'derived' : 'configured',
+      ssl: { mode: r.enum('database.ssl.mode'), ca: r.str('database.ssl.ca'), cert: sslCert, key: sslKey },
+      connectTimeoutMs: r.int('connect.timeout.ms') ?? 30000,
+      keepAlive: r.bool('connect.keep.alive'),
+      keepAliveIntervalMs: r.int('connect.keep.alive.interval.ms') ?? 60000,
+      gtidSourceIncludes: r.regexes('gtid.source.includes'),
+      gtidSourceExcludes: r.regexes('gtid.source.excludes'),
+      secret: secretArn === null ? null : { arn: secretArn, region: secretRegion, resolved: false },
+    },
+    filters,
+    snapshot: {
+      mode: r.enum('snapshot.mode'),
+      chunked,
+      chunkSize: r.int('snapshot.chunk.size') ?? 10000,
+      lockingMode: r.enum('snapshot.locking.mode'),
+      fetchSize: r.int('snapshot.fetch.size'),
+      selectStatementOverrides: overrides,
+      includeCollections: r.regexes('snapshot.include.collection.list'),
+      delayMs: r.int('snapshot.delay.ms') ?? 0,
+      lockTimeoutMs: r.int('snapshot.lock.timeout.ms') ?? 10000,
+      maxThreads: r.int('snapshot.max.threads') ?? 1,
+    },
+    events: {
+      tombstonesOnDelete: r.bool('tombstones.on.delete'),
+      includeSchemaChanges: r.bool('include.schema.changes'),
+      includeQuery: r.bool('include.query'),
+      provideTransactionMetadata: r.bool('provide.transaction.metadata'),
+      decimalHandlingMode: r.enum('decimal.handling.mode'),
+      timePrecisionMode: r.enum('time.precision.mode'),
+      bigintUnsignedHandlingMode: r.enum('bigint.unsigned.handling.mode'),
+      binaryHandlingMode: r.enum('binary.handling.mode'),
+      enableTimeAdjuster: r.bool('enable.time.adjuster'),
+      skippedOperations: new Set(skipped.filter((o): o is Operation => o !== 'none')),
+      messageKeyColumns: keyColumns.entries,
+      keySchemasEnable: r.bool('key.converter.schemas.enable'),
+      valueSchemasEnable: r.bool('value.converter.schemas.enable'),
+    },
+    columns,
+    topics: {
+      delimiter,
+      transaction: r.str('topic.transaction') ?? 'transaction',
+      heartbeatPrefix: r.str('topic.heartbeat.prefix') ?? '__debezium-heartbeat',
+    },
+    engine: {
+      maxBatchSize,
+      maxQueueSize,
+      maxQueueSizeInBytes: r.int('max.queue.size.in.bytes') ?? 0,
+      pollIntervalMs: r.int('poll.interval.ms') ?? 500,
+      heartbeatIntervalMs,
+      heartbeatActionQuery,
+      eventDeserializationFailureHandlingMode: r.enum('event.deserialization.failure.handling.mode'),
+      inconsistentSchemaHandlingMode: r.enum('inconsistent.schema.handling.mode'),
+      errors: {
+        maxRetries: r.int('errors.max.retries') ?? -1,
+        retryDelayInitialMs: retryInitial,
+        retryDelayMaxMs: retryMax,
+      },
+    },
+    schemaHistory,
+    offsets,
+    sink,
+    lease,
+    aws: { region: awsRegion, endpoint: awsEndpoint },
+    transforms: readTransforms(r, values),
+    metrics: { emfEnabled: r.bool('metrics.emf.enabled'), httpPort: r.int('metrics.http.port') },
+    log: { level: r.enum('log.level'), format: r.enum('log.format') },
+    raw: redactRaw(values),
+  };
+  return deepFreeze(config);
+}
+
+function readTransforms(r: Reader, values: Map<string, string>): TransformConfig[] {
+  const names = r.list('transforms') ?? [];
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (seen.has(n)) r.add('transforms', `lists '${n}' twice.`, 'list each transform once.');
+    if (!/^[A-Za-z0-9_-]+$/.test(n))
+      r.add('transforms', `name '${n}' may only contain letters, digits, '_' and '-'.`, 'rename the transform.');
+    seen.add(n);
+  }
+  const byName = new Map<string, { type: string | null; options: Record<string, string | Secret> }>();
+  for (const n of seen) byName.set(n, { type: null, options: {} });
+  for (const { key, groups } of r.patternKeys('transforms.<name>.<option>')) {
+    const [tname = '', option = ''] = groups;
+    const t = byName.get(tname);
+    if (!t) {
+      const [guess] = suggest(tname, seen);
+      r.add(
+        key,
+        `configures transform '${tname}', which is not listed in transforms.`,
+        guess
+          ? `did you mean transforms.${guess}.${option}? Otherwise add '${tname}' to transforms or remove the key.`
+          : `add '${tname}' to transforms or remove the key.`,
+      );
+      continue;
+    }
+    const v = values.get(key) ?? '';
+    if (option === 'type') t.type = v.trim();
+    else t.options[option] = isSecretKey(key) ? new Secret(v) : v;
+  }
+  const out: TransformConfig[] = [];
+  for (const [tname, t] of byName) {
+    if (!t.type)
+      r.missing(
+        `transforms.${tname}.type`,
+        `set transforms.${tname}.type=<transform class>, e.g. io.debezium.transforms.ExtractNewRecordState.`,
+      );
+    out.push({ name: tname, type: t.type ?? '', options: t.options });
+  }
+  return out;
+}
+
+/** Canonical raw map for display: secrets replaced by `***`. */
+export function redactRaw(
+  values: ReadonlyMap<string, string> | Readonly<Record<string, string>>,
+): Record<string, string> {
+  const entries = values instanceof Map ? [...values.entries()] : Object.entries(values);
+  const out: Record<string, string> = {};
+  for (const [k, v] of entries.sort(([a], [b]) => a.localeCompare(b))) out[k] = isSecretKey(k) ? REDACTED : v;
+  return out;
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof RegExp || value instanceof Map || value instanceof Set || value instanceof Secret) return value;
+  for (const v of Object.values(value as object)) deepFreeze(v);
+  return Object.freeze(value);
+}
+
+/** Typed access to the canonical map that records a problem for every bad value instead of throwing. */
+class Reader {
+  constructor(
+    private readonly values: Map<string, string>,
+    private readonly problems: ConfigProblem[],
+  ) {}
+
+  add(property: string, message: string, fix: string): void {
+    this.problems.push({ property, message, fix });
+  }
+
+  missing(property: string, fix: string): void {
+    this.add(property, 'is required but not set.', fix);
+  }
+
+  private def(key: string): PropertyDef {
+    const m = findProperty(key);
+    if (!m) throw new Error(`internal: ${key} is not in the property catalog`);
+    return m.def;
+  }
+
+  /** Shown value for messages; secrets are never echoed. */
+  private show(key: string, v: string): string {
+    return isSecretKey(key) ? 'the value' : `'${v}'`;
+  }
+
+  /** Trimmed value, or the catalog default, or null. Empty strings count as unset. */
+  str(key: string): string | null {
+    const v = this.values.get(key)?.trim();
+    if (v !== undefined && v !== '') return v;
+    return this.def(key).default ?? null;
+  }
+
+  isSet(key: string): boolean {
+    const v = this.values.get(key);
+    return v !== undefined && v.trim() !== '';
+  }
+
+  int(key: string): number | null {
+    const v = this.str(key);
+    if (v === null) return null;
+    const def = this.def(key);
+    const max = def.max ?? (def.type === 'int' ? INT_MAX : Number.MAX_SAFE_INTEGER);
+    const min = def.min ?? (def.type === 'int' ? -INT_MAX - 1 : Number.MIN_SAFE_INTEGER);
+    const range = def.max !== undefined ? `${min}..${max}` : `>= ${min}`;
+    if (!/^[+-]?\d+$/.test(v)) {
+      this.add(
+        key,
+        `${this.show(key, v)} is not a whole number.`,
+        `set an integer ${range}${def.default ? ` (default ${def.default})` : ''}.`,
+      );
+      return null;
+    }
+    const n = Number(v);
+    if (n < min || n > max) {
+      this.add(key, `${n} is out of range.`, `set an integer ${range}.`);
+      return null;
+    }
+    return n;
+  }
+
+  bool(key: string): boolean {
+    const v = this.str(key)?.toLowerCase() ?? 'false';
+    if (v === 'true') return true;
+    if (v !== 'false') this.add(key, `${this.show(key, v)} is not a boolean.`, 'set true or false.');
+    return false;
+  }
+
+  /** T is inferred from the destination field's union type, which mirrors the catalog's `allowed`. */
+  enum<T extends string>(key: string): T {
+    const def = this.def(key);
+    const allowed = def.allowed ?? [];
+    const fallback = (def.default ?? allowed[0]) as T;
+    const v = this.str(key);
+    if (v === null) return fallback;
+    const lower = v.toLowerCase();
+    if (allowed.includes(lower)) return lower as T;
+    const [guess] = suggest(lower, allowed);
+    this.add(
+      key,
+      `${this.show(key, v)} is not one of: ${allowed.join(', ')}.`,
+      guess ? `did you mean '${guess}'?` : `use one of: ${allowed.join(', ')}.`,
+    );
+    return fallback;
+  }
+
+  list(key: string): string[] | null {
+    const v = this.str(key);
+    if (v === null) return null;
+    const items = splitList(v);
+    const allowed = this.def(key).allowed;
+    if (allowed) {
+      const bad = items.filter((i) => !allowed.includes(i));
+      if (bad.length > 0)
+        this.add(
+          key,
+          `contains unknown value(s) ${bad.map((b) => `'${b}'`).join(', ')}.`,
+          `use a comma-separated subset of: ${allowed.join(', ')}.`,
+        );
+      return items.filter((i) => allowed.includes(i));
+    }
+    return items;
+  }
+
+  regexes(key: string): RegExp[] | null {
+    const v = this.str(key);
+    if (v === null) return null;
+    const { regexes, errors } = compileRegexList(v);
+    for (const e of errors)
+      this.add(
+        key,
+        `'${e.source}' is not a valid regular expression (${e.message}).`,
+        'fix the expression; escape literal dots as \\. and commas as \\,.',
+      );
+    return regexes;
+  }
+
+  exclusive(a: string, b: string): void {
+    if (this.isSet(a) && this.isSet(b))
+      this.add(b, `cannot be combined with ${a}.`, `use either ${a} or ${b}, not both.`);
+  }
+
+  url(key: string): void {
+    const v = this.values.get(key)?.trim();
+    if (!v) return;
+    try {
+      new URL(v);
+    } catch {
+      this.add(key, `'${v}' is not a URL.`, 'write it with a scheme, e.g. http://localhost:4566.');
+    }
+  }
+
+  positive(key: string, text: string | undefined): number {
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 1) {
+      this.add(key, `length '${text}' must be a positive integer.`, 'use a length of at least 1 in the property name.');
+      return 1;
+    }
+    return n;
+  }
+
+  hashAlgorithm(key: string, algorithm: string): string {
+    const available = new Set(getHashes().map((h) => h.toLowerCase()));
+    const lower = algorithm.toLowerCase();
+    for (const candidate of [lower, lower.replace(/-/g, '')]) if (available.has(candidate)) return candidate;
+    this.add(key, `hash algorithm '${algorithm}' is not supported.`, 'use a digest such as SHA-256, SHA-512 or MD5.');
+    return 'sha256';
+  }
+
+  /** Every set key matching the pattern property named by its display template. */
+  patternKeys(template: string): { key: string; groups: readonly (string | undefined)[] }[] {
+    const out: { key: string; groups: readonly (string | undefined)[] }[] = [];
+    for (const key of this.values.keys()) {
+      const m = findProperty(key);
+      if (m?.def.name === template && m.def.pattern) out.push({ key, groups: m.groups ?? [] });
+    }
+    return out.sort((x, y) => x.key.localeCompare(y.key));
+  }
+
+  /** Reports keys of a variant that is not selected, e.g. `sink.kinesis.*` while `sink.type=stdout`. */
+  onlyFor(selector: string, selected: string, prefixes: Record<string, string[]>): void {
+    const chosen = this.values.get(selector)?.trim().toLowerCase();
+    if (chosen && !this.def(selector).allowed?.includes(chosen)) return; // already reported as a bad value
+    for (const [variant, list] of Object.entries(prefixes)) {
+      if (variant === selected) continue;
+      for (const key of this.values.keys())
+        if (list.some((p) => key.startsWith(p)))
+          this.add(
+            key,
+            `is set but ${selector} is '${selected}', so it would be ignored.`,
+            `set ${selector}=${variant}, or remove ${key}.`,
+          );
+    }
+  }
+}

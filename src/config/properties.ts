@@ -1,0 +1,796 @@
+/**
+ * The property catalog: the single source of truth for every configuration key — its type, default, allowed
+ * values, aliases, group and secrecy. Parsing, validation, env-var mapping, did-you-mean and the generated
+ * docs/configuration.md all read from here. Names and defaults follow Debezium's MySQL connector wherever it has
+ * the property; our own namespaces (`sink.*`, `offset.storage.*`, `lease.*`, `aws.*`, ...) follow Debezium Server.
+ */
+
+export type PropertyType = 'string' | 'int' | 'long' | 'boolean' | 'enum' | 'list' | 'regex-list' | 'password' | 'path';
+
+export type GroupId =
+  | 'connector'
+  | 'database'
+  | 'filters'
+  | 'snapshot'
+  | 'events'
+  | 'columns'
+  | 'topics'
+  | 'engine'
+  | 'schema-history'
+  | 'offsets'
+  | 'sink'
+  | 'lease'
+  | 'aws'
+  | 'transforms'
+  | 'observability';
+
+export const GROUPS: readonly { id: GroupId; title: string; intro: string }[] = [
+  { id: 'connector', title: 'Connector', intro: 'Identity of this capture pipeline.' },
+  {
+    id: 'database',
+    title: 'Database connection',
+    intro: 'How to reach the MySQL/MariaDB server and join it as a replica.',
+  },
+  {
+    id: 'filters',
+    title: 'Filters',
+    intro:
+      'Regular expressions (comma-separated) matched case-insensitively against the whole identifier: ' +
+      '`db` for databases, `db.table` for tables, `db.table.column` for columns. Use `\\,` for a literal comma.',
+  },
+  { id: 'snapshot', title: 'Snapshot', intro: 'The initial consistent read of existing rows.' },
+  { id: 'events', title: 'Event content', intro: 'What change events contain and how values are encoded.' },
+  {
+    id: 'columns',
+    title: 'Column masking and source types',
+    intro: 'Values are regular-expression lists of fully-qualified column names (`db.table.column`).',
+  },
+  { id: 'topics', title: 'Topic naming', intro: 'Destination names follow Debezium: `<topic.prefix>.<db>.<table>`.' },
+  { id: 'engine', title: 'Engine and error handling', intro: 'Batching, queueing, heartbeats and retries.' },
+  {
+    id: 'schema-history',
+    title: 'Schema history',
+    intro: 'Where the DDL history (needed to decode old binlog events) is stored.',
+  },
+  { id: 'offsets', title: 'Offset storage', intro: 'Where the resume position is stored.' },
+  { id: 'sink', title: 'Sink', intro: 'Destination of the change events.' },
+  {
+    id: 'lease',
+    title: 'Lease',
+    intro: 'Single-writer lease so that only one instance captures at a time (for Lambda/ECS deployments).',
+  },
+  {
+    id: 'aws',
+    title: 'AWS',
+    intro: 'Shared defaults for every AWS client; per-service `*.region`/`*.endpoint` override them.',
+  },
+  {
+    id: 'transforms',
+    title: 'Transforms',
+    intro: 'Single message transforms, configured Kafka Connect style and validated by the transforms module.',
+  },
+  { id: 'observability', title: 'Logging and metrics', intro: 'Operational output.' },
+];
+
+export interface PropertyDef {
+  /** The key; for pattern properties a display template such as `column.mask.with.<N>.chars`. */
+  readonly name: string;
+  /** Set for pattern properties: the keys it matches. */
+  readonly pattern?: RegExp;
+  readonly type: PropertyType;
+  readonly group: GroupId;
+  /** One line, shown in docs and `--help`. */
+  readonly description: string;
+  /** Default as it would be written in a config file; absent = no default. */
+  readonly default?: string;
+  /** Human text for computed defaults (shown in docs instead of `default`). */
+  readonly defaultNote?: string;
+  /** Always required. Conditional requirements are cross-property rules, described in `requiredNote`. */
+  readonly required?: boolean;
+  readonly requiredNote?: string;
+  /** Allowed values for `enum`, or allowed members for a closed `list`. */
+  readonly allowed?: readonly string[];
+  /** Deprecated value spellings accepted and mapped to the canonical value. */
+  readonly valueAliases?: Readonly<Record<string, string>>;
+  /** Deprecated/legacy property names accepted as this property. */
+  readonly aliases?: readonly string[];
+  /** Never printed: redacted in `config.raw`, errors and logs. */
+  readonly secret?: boolean;
+  readonly min?: number;
+  readonly max?: number;
+}
+
+const INT_MAX = 2_147_483_647;
+const ms = (name: string, group: GroupId, def: string, description: string, min = 0): PropertyDef => ({
+  name,
+  type: 'long',
+  group,
+  default: def,
+  description,
+  min,
+});
+const bool = (name: string, group: GroupId, def: boolean, description: string, aliases?: string[]): PropertyDef => ({
+  name,
+  type: 'boolean',
+  group,
+  default: String(def),
+  description,
+  ...(aliases ? { aliases } : {}),
+});
+const regexList = (name: string, group: GroupId, description: string, aliases?: string[]): PropertyDef => ({
+  name,
+  type: 'regex-list',
+  group,
+  description,
+  ...(aliases ? { aliases } : {}),
+});
+const storeProps = (prefix: string, group: GroupId, what: string): PropertyDef[] => [
+  {
+    name: `${prefix}.dynamodb.table`,
+    type: 'string',
+    group,
+    description: `DynamoDB table holding the ${what}.`,
+    requiredNote: `when ${prefix}=dynamodb`,
+  },
+  {
+    name: `${prefix}.dynamodb.region`,
+    type: 'string',
+    group,
+    description: 'Region of that table.',
+    defaultNote: '`aws.region`',
+  },
+  {
+    name: `${prefix}.dynamodb.endpoint`,
+    type: 'string',
+    group,
+    description: 'Endpoint override (e.g. DynamoDB Local).',
+    defaultNote: '`aws.endpoint`',
+  },
+  bool(`${prefix}.dynamodb.table.create`, group, false, 'Create the table on start when it does not exist.'),
+];
+
+export const PROPERTIES: readonly PropertyDef[] = [
+  // --- connector
+  {
+    name: 'name',
+    type: 'string',
+    group: 'connector',
+    defaultNote: 'value of `topic.prefix`',
+    description: 'Unique name of this connector; keys offsets, history and the lease.',
+  },
+  {
+    name: 'topic.prefix',
+    type: 'string',
+    group: 'connector',
+    required: true,
+    aliases: ['database.server.name'],
+    description: 'Logical server name; prefix of every topic/stream name. Letters, digits, `_`, `-`, `.` only.',
+  },
+  {
+    name: 'connector.class',
+    type: 'string',
+    group: 'connector',
+    description: 'Accepted for Debezium compatibility: must name the MySQL or MariaDB connector; otherwise ignored.',
+  },
+  {
+    name: 'tasks.max',
+    type: 'int',
+    group: 'connector',
+    default: '1',
+    min: 1,
+    max: 1,
+    description: 'Accepted for Debezium compatibility: capture is single-task, so only 1 is valid.',
+  },
+  // --- database
+  {
+    name: 'database.hostname',
+    type: 'string',
+    group: 'database',
+    requiredNote: 'unless `database.secret.arn` supplies `host`',
+    description: 'Host name or IP address of the MySQL/MariaDB server.',
+  },
+  {
+    name: 'database.port',
+    type: 'int',
+    group: 'database',
+    default: '3306',
+    min: 1,
+    max: 65535,
+    description: 'TCP port of the server.',
+  },
+  {
+    name: 'database.user',
+    type: 'string',
+    group: 'database',
+    requiredNote: 'unless `database.secret.arn` supplies `username`',
+    description: 'User to connect as; needs REPLICATION SLAVE, REPLICATION CLIENT, SELECT (and RELOAD for locks).',
+  },
+  {
+    name: 'database.password',
+    type: 'password',
+    group: 'database',
+    secret: true,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: documents the literal reference syntax
+    description: 'Password of `database.user`. Prefer `database.secret.arn` or `${env:VAR}`/`${file:/path}`.',
+  },
+  {
+    name: 'database.server.id',
+    type: 'long',
+    group: 'database',
+    min: 1,
+    max: 4_294_967_295,
+    defaultNote: 'stable hash of `name` in 5400–6400',
+    description:
+      'Replica server id used when reading the binlog; must be unique among replicas. Set it explicitly in production.',
+  },
+  {
+    name: 'database.secret.arn',
+    type: 'string',
+    group: 'database',
+    description:
+      'Secrets Manager secret (RDS JSON format) supplying user/password, and host/port when those are not set.',
+  },
+  {
+    name: 'database.secret.region',
+    type: 'string',
+    group: 'database',
+    defaultNote: 'region in the ARN, else `aws.region`',
+    description: 'Region of the Secrets Manager secret.',
+  },
+  {
+    name: 'database.ssl.mode',
+    type: 'enum',
+    group: 'database',
+    default: 'preferred',
+    allowed: ['disabled', 'preferred', 'required', 'verify_ca', 'verify_identity'],
+    description: 'TLS use: off, opportunistic, required, or required with CA / CA+hostname verification.',
+  },
+  {
+    name: 'database.ssl.ca',
+    type: 'path',
+    group: 'database',
+    description: 'PEM file of trusted CA certificates (e.g. the RDS bundle); replaces Debezium truststore.',
+  },
+  {
+    name: 'database.ssl.cert',
+    type: 'path',
+    group: 'database',
+    description: 'PEM client certificate for mutual TLS; replaces Debezium keystore.',
+  },
+  {
+    name: 'database.ssl.key',
+    type: 'path',
+    group: 'database',
+    requiredNote: 'when `database.ssl.cert` is set',
+    description: 'PEM private key file of the client certificate.',
+  },
+  ms('connect.timeout.ms', 'database', '30000', 'Maximum time to wait for a database connection.', 1),
+  bool('connect.keep.alive', 'database', true, 'Reconnect automatically when the binlog connection drops.'),
+  ms('connect.keep.alive.interval.ms', 'database', '60000', 'Delay between reconnect attempts.', 1),
+  regexList(
+    'gtid.source.includes',
+    'database',
+    'Only GTIDs whose source UUID matches are used to find the resume position.',
+  ),
+  regexList('gtid.source.excludes', 'database', 'GTIDs whose source UUID matches are ignored for positioning.'),
+  // --- filters
+  regexList('database.include.list', 'filters', 'Databases to capture; all when unset.', ['database.whitelist']),
+  regexList('database.exclude.list', 'filters', 'Databases not to capture.', ['database.blacklist']),
+  regexList('table.include.list', 'filters', 'Tables (`db.table`) to capture; all non-system tables when unset.', [
+    'table.whitelist',
+  ]),
+  regexList('table.exclude.list', 'filters', 'Tables (`db.table`) not to capture.', ['table.blacklist']),
+  regexList('column.include.list', 'filters', 'Columns (`db.table.column`) to keep in events; all when unset.', [
+    'column.whitelist',
+  ]),
+  regexList('column.exclude.list', 'filters', 'Columns (`db.table.column`) to drop from events.', ['column.blacklist']),
+  {
+    name: 'signal.data.collection',
+    type: 'string',
+    group: 'filters',
+    description: 'Signalling table `db.table` (ad-hoc snapshots etc.); must also be captured.',
+  },
+  // --- snapshot
+  {
+    name: 'snapshot.mode',
+    type: 'enum',
+    group: 'snapshot',
+    default: 'initial',
+    allowed: ['initial', 'initial_only', 'when_needed', 'never', 'no_data', 'recovery'],
+    valueAliases: { schema_only: 'no_data', schema_only_recovery: 'recovery' },
+    description:
+      'When to snapshot: initial (once, then stream), initial_only, when_needed, never, no_data (schema only), recovery (rebuild history).',
+  },
+  bool(
+    'snapshot.chunked',
+    'snapshot',
+    false,
+    'Read tables in primary-key chunks with resumable progress instead of one long SELECT.',
+  ),
+  {
+    name: 'snapshot.locking.mode',
+    type: 'enum',
+    group: 'snapshot',
+    default: 'minimal',
+    allowed: ['minimal', 'extended', 'none'],
+    description:
+      'Global read lock only while reading schemas (minimal), for the whole snapshot (extended), or never (none).',
+  },
+  {
+    name: 'snapshot.fetch.size',
+    type: 'int',
+    group: 'snapshot',
+    min: 1,
+    defaultNote: 'streaming row by row',
+    description: 'Rows fetched per round trip while snapshotting.',
+  },
+  {
+    name: 'snapshot.select.statement.overrides',
+    type: 'list',
+    group: 'snapshot',
+    description: 'Tables (`db.table`) whose snapshot SELECT is replaced by the matching pattern property below.',
+  },
+  {
+    name: 'snapshot.select.statement.overrides.<db>.<table>',
+    pattern: /^snapshot\.select\.statement\.overrides\.(.+)$/,
+    type: 'string',
+    group: 'snapshot',
+    description: 'The SELECT used to snapshot that table; the table must be listed in the property above.',
+  },
+  regexList(
+    'snapshot.include.collection.list',
+    'snapshot',
+    'Tables (`db.table`) to snapshot; defaults to all captured tables.',
+  ),
+  ms('snapshot.delay.ms', 'snapshot', '0', 'Delay before the snapshot starts (e.g. to let a cluster settle).'),
+  ms('snapshot.lock.timeout.ms', 'snapshot', '10000', 'Maximum time to wait for table locks during the snapshot.', 1),
+  {
+    name: 'snapshot.chunk.size',
+    type: 'int',
+    group: 'snapshot',
+    default: '10000',
+    min: 1,
+    description: 'Rows per chunk when `snapshot.chunked=true`.',
+  },
+  {
+    name: 'snapshot.max.threads',
+    type: 'int',
+    group: 'snapshot',
+    default: '1',
+    min: 1,
+    max: 64,
+    description: 'Tables snapshotted in parallel.',
+  },
+  // --- events
+  bool('tombstones.on.delete', 'events', true, 'Follow each delete event with a tombstone (null value).'),
+  bool('include.schema.changes', 'events', true, 'Emit DDL changes to the `<topic.prefix>` schema change topic.'),
+  bool('include.query', 'events', false, 'Add the originating SQL (needs binlog_rows_query_log_events=ON).'),
+  bool('provide.transaction.metadata', 'events', false, 'Emit BEGIN/END events and add transaction ids to events.'),
+  {
+    name: 'decimal.handling.mode',
+    type: 'enum',
+    group: 'events',
+    default: 'precise',
+    allowed: ['precise', 'double', 'string'],
+    description: 'DECIMAL/NUMERIC encoding: exact bytes (precise), a double, or a string.',
+  },
+  {
+    name: 'time.precision.mode',
+    type: 'enum',
+    group: 'events',
+    default: 'adaptive_time_microseconds',
+    allowed: ['adaptive_time_microseconds', 'connect'],
+    description: 'Temporal encoding: per-column precision (adaptive_time_microseconds) or Kafka Connect logical types.',
+  },
+  {
+    name: 'bigint.unsigned.handling.mode',
+    type: 'enum',
+    group: 'events',
+    default: 'long',
+    allowed: ['long', 'precise'],
+    description: 'BIGINT UNSIGNED as a signed 64-bit long (may overflow) or as an exact decimal.',
+  },
+  {
+    name: 'binary.handling.mode',
+    type: 'enum',
+    group: 'events',
+    default: 'bytes',
+    allowed: ['bytes', 'base64', 'base64-url-safe', 'hex'],
+    description: 'Encoding of BINARY/BLOB values.',
+  },
+  bool('enable.time.adjuster', 'events', true, 'Expand two-digit YEAR values the way MySQL does (70–99 → 19xx).'),
+  {
+    name: 'skipped.operations',
+    type: 'list',
+    group: 'events',
+    default: 't',
+    allowed: ['c', 'u', 'd', 't', 'none'],
+    description: 'Operations not emitted: c=create, u=update, d=delete, t=truncate; `none` emits all.',
+  },
+  {
+    name: 'message.key.columns',
+    type: 'string',
+    group: 'events',
+    description: 'Custom event keys: `<db>.<table regex>:<col>,<col>;...` (overrides the primary key).',
+  },
+  bool(
+    'key.converter.schemas.enable',
+    'events',
+    false,
+    'Wrap keys in a `{schema, payload}` envelope. Debezium defaults to true; we emit the payload only.',
+  ),
+  bool(
+    'value.converter.schemas.enable',
+    'events',
+    false,
+    'Wrap values in a `{schema, payload}` envelope. Debezium defaults to true; we emit the payload only.',
+  ),
+  // --- columns
+  {
+    name: 'column.mask.with.<N>.chars',
+    pattern: /^column\.mask\.with\.(\d+)\.chars$/,
+    type: 'regex-list',
+    group: 'columns',
+    description: 'Replace values of matching string columns with N asterisks.',
+  },
+  {
+    name: 'column.mask.hash.[v2.]<algorithm>.with.salt.<salt>',
+    pattern: /^column\.mask\.hash\.(?:(v[12])\.)?([A-Za-z0-9-]+)\.with\.salt\.(.+)$/,
+    type: 'regex-list',
+    group: 'columns',
+    description: 'Replace values of matching string columns with a salted hash (e.g. SHA-256), hex encoded.',
+  },
+  {
+    name: 'column.truncate.to.<N>.chars',
+    pattern: /^column\.truncate\.to\.(\d+)\.chars$/,
+    type: 'regex-list',
+    group: 'columns',
+    description: 'Truncate values of matching string columns to N characters.',
+  },
+  regexList(
+    'column.propagate.source.type',
+    'columns',
+    'Add `__debezium.source.column.type/length/scale` schema parameters for matching columns.',
+  ),
+  regexList(
+    'datatype.propagate.source.type',
+    'columns',
+    'Same as above, selected by database type name (e.g. `VARCHAR`, `DECIMAL`).',
+  ),
+  // --- topics
+  {
+    name: 'topic.delimiter',
+    type: 'string',
+    group: 'topics',
+    default: '.',
+    description: 'Separator between topic name parts.',
+  },
+  {
+    name: 'topic.transaction',
+    type: 'string',
+    group: 'topics',
+    default: 'transaction',
+    description: 'Suffix of the transaction metadata topic `<prefix><delimiter><suffix>`.',
+  },
+  {
+    name: 'topic.heartbeat.prefix',
+    type: 'string',
+    group: 'topics',
+    default: '__debezium-heartbeat',
+    description: 'Prefix of the heartbeat topic `<heartbeat prefix><delimiter><topic.prefix>`.',
+  },
+  // --- engine
+  {
+    name: 'max.batch.size',
+    type: 'int',
+    group: 'engine',
+    default: '2048',
+    min: 1,
+    description: 'Maximum events per batch handed to the sink.',
+  },
+  {
+    name: 'max.queue.size',
+    type: 'int',
+    group: 'engine',
+    default: '8192',
+    min: 2,
+    description: 'Maximum events buffered between reader and sink; must exceed `max.batch.size`.',
+  },
+  {
+    name: 'max.queue.size.in.bytes',
+    type: 'long',
+    group: 'engine',
+    default: String(64 * 1024 * 1024),
+    min: 0,
+    description: 'Byte bound of that buffer; 0 = unbounded. Debezium defaults to 0; we bound memory at 64 MiB.',
+  },
+  ms('poll.interval.ms', 'engine', '500', 'How long the sink side waits for a batch to fill before sending.', 1),
+  ms('heartbeat.interval.ms', 'engine', '0', 'Heartbeat period (keeps offsets fresh on idle tables); 0 = off.'),
+  {
+    name: 'heartbeat.action.query',
+    type: 'string',
+    group: 'engine',
+    description: 'SQL executed on every heartbeat (e.g. an UPDATE on a heartbeat table).',
+  },
+  {
+    name: 'event.deserialization.failure.handling.mode',
+    type: 'enum',
+    group: 'engine',
+    default: 'fail',
+    allowed: ['fail', 'warn', 'skip'],
+    description: 'What to do with a binlog event that cannot be decoded.',
+  },
+  {
+    name: 'inconsistent.schema.handling.mode',
+    type: 'enum',
+    group: 'engine',
+    default: 'fail',
+    allowed: ['fail', 'warn', 'skip'],
+    description: 'What to do with a row event for a table missing from the schema history.',
+  },
+  {
+    name: 'errors.max.retries',
+    type: 'int',
+    group: 'engine',
+    default: '-1',
+    min: -1,
+    description: 'Retries of retriable errors before failing: -1 = unlimited, 0 = none.',
+  },
+  ms('errors.retry.delay.initial.ms', 'engine', '300', 'First retry delay (doubles each attempt).', 1),
+  ms('errors.retry.delay.max.ms', 'engine', '10000', 'Upper bound of the retry delay.', 1),
+  // --- schema history
+  {
+    name: 'schema.history.internal',
+    type: 'enum',
+    group: 'schema-history',
+    default: 'file',
+    allowed: ['file', 'dynamodb'],
+    description: 'Schema history store.',
+  },
+  {
+    name: 'schema.history.internal.file.filename',
+    type: 'path',
+    group: 'schema-history',
+    default: './data/schema-history.jsonl',
+    description: 'History file when `schema.history.internal=file`.',
+  },
+  ...storeProps('schema.history.internal', 'schema-history', 'schema history'),
+  bool(
+    'schema.history.internal.skip.unparseable.ddl',
+    'schema-history',
+    false,
+    'Log and skip DDL that cannot be parsed instead of failing.',
+    ['database.history.skip.unparseable.ddl'],
+  ),
+  bool(
+    'schema.history.internal.store.only.captured.tables.ddl',
+    'schema-history',
+    false,
+    'Record only DDL of captured tables.',
+    ['database.history.store.only.captured.tables.ddl'],
+  ),
+  // --- offsets
+  {
+    name: 'offset.storage',
+    type: 'enum',
+    group: 'offsets',
+    default: 'file',
+    allowed: ['file', 'dynamodb'],
+    description: 'Offset store.',
+  },
+  {
+    name: 'offset.storage.file.filename',
+    type: 'path',
+    group: 'offsets',
+    default: './data/offsets.json',
+    description: 'Offset file when `offset.storage=file`.',
+  },
+  ...storeProps('offset.storage', 'offsets', 'offsets'),
+  ms('offset.flush.interval.ms', 'offsets', '5000', 'Minimum interval between offset commits; 0 = after every batch.'),
+  // --- sink
+  {
+    name: 'sink.type',
+    type: 'enum',
+    group: 'sink',
+    default: 'stdout',
+    allowed: ['kinesis', 'kafka', 'file', 'stdout'],
+    description: 'Destination of events. Defaults to stdout so a first run shows events without AWS.',
+  },
+  {
+    name: 'sink.kinesis.stream.name',
+    type: 'string',
+    group: 'sink',
+    requiredNote: 'when sink.type=kinesis (or the template)',
+    description: 'Single Kinesis stream receiving every topic.',
+  },
+  {
+    name: 'sink.kinesis.stream.name.template',
+    type: 'string',
+    group: 'sink',
+    description: 'Per-topic stream name with placeholders `{topic}`, `{prefix}`, `{db}`, `{table}`.',
+  },
+  {
+    name: 'sink.kinesis.region',
+    type: 'string',
+    group: 'sink',
+    defaultNote: '`aws.region`',
+    description: 'Region of the streams.',
+  },
+  {
+    name: 'sink.kinesis.endpoint',
+    type: 'string',
+    group: 'sink',
+    defaultNote: '`aws.endpoint`',
+    description: 'Endpoint override (e.g. LocalStack).',
+  },
+  bool('sink.kinesis.aggregation', 'sink', false, 'Pack records with the KPL aggregation format.'),
+  {
+    name: 'sink.kinesis.oversize.handling',
+    type: 'enum',
+    group: 'sink',
+    default: 'fail',
+    allowed: ['fail', 'truncate'],
+    description: 'Records over the 1 MiB Kinesis limit: fail, or truncate large column values.',
+  },
+  {
+    name: 'sink.kinesis.max.in.flight',
+    type: 'int',
+    group: 'sink',
+    default: '4',
+    min: 1,
+    max: 64,
+    description: 'Concurrent PutRecords calls (ordering per key is kept).',
+  },
+  {
+    name: 'sink.kafka.bootstrap.servers',
+    type: 'list',
+    group: 'sink',
+    requiredNote: 'when sink.type=kafka',
+    description: 'Kafka brokers `host:port,...`.',
+  },
+  {
+    name: 'sink.kafka.<producer property>',
+    pattern: /^sink\.kafka\.(.+)$/,
+    type: 'string',
+    group: 'sink',
+    description: 'Passed to the Kafka producer unchanged (e.g. `sink.kafka.sasl.mechanism`).',
+  },
+  {
+    name: 'sink.file.path',
+    type: 'path',
+    group: 'sink',
+    requiredNote: 'when sink.type=file',
+    description: 'File receiving one JSON line per event.',
+  },
+  // --- lease
+  bool('lease.enabled', 'lease', false, 'Hold a DynamoDB lease while capturing.'),
+  {
+    name: 'lease.dynamodb.table',
+    type: 'string',
+    group: 'lease',
+    requiredNote: 'when lease.enabled=true',
+    description: 'DynamoDB table holding the lease.',
+  },
+  {
+    name: 'lease.dynamodb.region',
+    type: 'string',
+    group: 'lease',
+    defaultNote: '`aws.region`',
+    description: 'Region of that table.',
+  },
+  {
+    name: 'lease.dynamodb.endpoint',
+    type: 'string',
+    group: 'lease',
+    defaultNote: '`aws.endpoint`',
+    description: 'Endpoint override.',
+  },
+  ms('lease.duration.ms', 'lease', '30000', 'Lease validity; another instance may take over after it expires.', 1000),
+  ms('lease.renew.interval.ms', 'lease', '10000', 'Renewal period; must be shorter than the duration.', 100),
+  // --- aws
+  {
+    name: 'aws.region',
+    type: 'string',
+    group: 'aws',
+    defaultNote: 'SDK default chain (AWS_REGION, profile)',
+    description: 'Default region of every AWS client.',
+  },
+  {
+    name: 'aws.endpoint',
+    type: 'string',
+    group: 'aws',
+    description: 'Default endpoint of every AWS client (e.g. `http://localhost:4566`).',
+  },
+  // --- transforms
+  {
+    name: 'transforms',
+    type: 'list',
+    group: 'transforms',
+    description: 'Ordered transform names; each needs `transforms.<name>.type`.',
+  },
+  {
+    name: 'transforms.<name>.<option>',
+    pattern: /^transforms\.([^.]+)\.(.+)$/,
+    type: 'string',
+    group: 'transforms',
+    description: 'Transform `type` (class) and options, handed to the transforms module.',
+  },
+  // --- observability
+  bool('metrics.emf.enabled', 'observability', false, 'Write CloudWatch Embedded Metric Format lines.'),
+  {
+    name: 'metrics.http.port',
+    type: 'int',
+    group: 'observability',
+    min: 1,
+    max: 65535,
+    defaultNote: 'off',
+    description: 'Serve Prometheus metrics and health on this port.',
+  },
+  {
+    name: 'log.level',
+    type: 'enum',
+    group: 'observability',
+    default: 'info',
+    allowed: ['debug', 'info', 'warn', 'error'],
+    description: 'Minimum log level.',
+  },
+  {
+    name: 'log.format',
+    type: 'enum',
+    group: 'observability',
+    default: 'auto',
+    allowed: ['auto', 'json', 'pretty'],
+    description: 'Log line format; auto = pretty on a terminal, JSON otherwise.',
+  },
+];
+
+export { INT_MAX };
+
+const BY_NAME = new Map<string, PropertyDef>();
+const BY_ALIAS = new Map<string, PropertyDef>();
+const PATTERNS: PropertyDef[] = [];
+for (const p of PROPERTIES) {
+  if (p.pattern) PATTERNS.push(p);
+  else BY_NAME.set(p.name, p);
+  for (const a of p.aliases ?? []) BY_ALIAS.set(a, p);
+}
+
+export interface PropertyMatch {
+  readonly def: PropertyDef;
+  /** The canonical key: the catalog name, or the key itself for pattern properties. */
+  readonly key: string;
+  /** Set when `key` was written under a legacy alias. */
+  readonly alias?: string;
+  /** Pattern capture groups (e.g. N of `column.mask.with.<N>.chars`). */
+  readonly groups?: readonly (string | undefined)[];
+}
+
+/** Look a key up: exact name first, then legacy alias, then pattern properties. Null when unknown. */
+export function findProperty(key: string): PropertyMatch | null {
+  const exact = BY_NAME.get(key);
+  if (exact) return { def: exact, key };
+  const aliased = BY_ALIAS.get(key);
+  if (aliased) return { def: aliased, key: aliased.name, alias: key };
+  for (const p of PATTERNS) {
+    const m = p.pattern!.exec(key);
+    if (m) return { def: p, key, groups: m.slice(1) };
+  }
+  return null;
+}
+
+/** Every fixed (non-pattern) property name and alias; the vocabulary for did-you-mean. */
+export function knownNames(): string[] {
+  return [...BY_NAME.keys(), ...BY_ALIAS.keys()];
+}
+
+/** Fixed prefixes of pattern properties (`transforms.`, `sink.kafka.`, ...), for did-you-mean and env mapping. */
+export function patternPrefixes(): { prefix: string; def: PropertyDef }[] {
+  return PATTERNS.map((def) => ({ def, prefix: def.name.slice(0, def.name.search(/[<[]/)) }));
+}
+
+/** True when a key holds a secret: catalog secrets plus pass-through keys that look like credentials. */
+export function isSecretKey(key: string): boolean {
+  const m = findProperty(key);
+  if (m && !m.def.pattern) return m.def.secret === true;
+  return /password|passwd|secret|jaas\.config|credential|token|api[._-]?key|access[._-]?key/i.test(key);
+}
