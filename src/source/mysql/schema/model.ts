@@ -40,7 +40,16 @@ export interface TableDef {
   /** Unique keys (name → columns), for message.key.columns fallbacks and chunking. */
   uniqueKeys: Array<{ name: string; columns: string[] }>;
   charset: string | null;
+  /** Table default collation (inherited by character columns added later); optional for older history entries. */
+  collation?: string | null;
   comment: string | null;
+}
+
+/** A database (schema) and the defaults its new tables inherit. */
+export interface DatabaseDef {
+  name: string;
+  charset: string;
+  collation: string;
 }
 
 export function tableId(database: string, table: string): string {
