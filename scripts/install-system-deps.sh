@@ -8,6 +8,7 @@ DEPS=(
   "mariadbd mariadb-server"
   "mariadb mariadb-client"
   "mariadb-install-db mariadb-server"
+  "openssl openssl"
 )
 
 have() {
