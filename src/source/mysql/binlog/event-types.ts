@@ -1,0 +1,69 @@
+/** Binlog event type codes (MySQL Log_event_type, MariaDB additions from 160). */
+export const EventType = {
+  UNKNOWN: 0,
+  START_V3: 1,
+  QUERY: 2,
+  STOP: 3,
+  ROTATE: 4,
+  INTVAR: 5,
+  LOAD: 6,
+  SLAVE: 7,
+  CREATE_FILE: 8,
+  APPEND_BLOCK: 9,
+  EXEC_LOAD: 10,
+  DELETE_FILE: 11,
+  NEW_LOAD: 12,
+  RAND: 13,
+  USER_VAR: 14,
+  FORMAT_DESCRIPTION: 15,
+  XID: 16,
+  BEGIN_LOAD_QUERY: 17,
+  EXECUTE_LOAD_QUERY: 18,
+  TABLE_MAP: 19,
+  PRE_GA_WRITE_ROWS: 20,
+  PRE_GA_UPDATE_ROWS: 21,
+  PRE_GA_DELETE_ROWS: 22,
+  WRITE_ROWS_V1: 23,
+  UPDATE_ROWS_V1: 24,
+  DELETE_ROWS_V1: 25,
+  INCIDENT: 26,
+  HEARTBEAT: 27,
+  IGNORABLE: 28,
+  ROWS_QUERY: 29,
+  WRITE_ROWS_V2: 30,
+  UPDATE_ROWS_V2: 31,
+  DELETE_ROWS_V2: 32,
+  GTID: 33,
+  ANONYMOUS_GTID: 34,
+  PREVIOUS_GTIDS: 35,
+  TRANSACTION_CONTEXT: 36,
+  VIEW_CHANGE: 37,
+  XA_PREPARE: 38,
+  PARTIAL_UPDATE_ROWS: 39,
+  TRANSACTION_PAYLOAD: 40,
+  HEARTBEAT_V2: 41,
+  GTID_TAGGED: 42,
+  MARIADB_ANNOTATE_ROWS: 160,
+  MARIADB_BINLOG_CHECKPOINT: 161,
+  MARIADB_GTID: 162,
+  MARIADB_GTID_LIST: 163,
+  MARIADB_START_ENCRYPTION: 164,
+  MARIADB_QUERY_COMPRESSED: 165,
+  MARIADB_WRITE_ROWS_COMPRESSED_V1: 166,
+  MARIADB_UPDATE_ROWS_COMPRESSED_V1: 167,
+  MARIADB_DELETE_ROWS_COMPRESSED_V1: 168,
+  MARIADB_WRITE_ROWS_COMPRESSED: 169,
+  MARIADB_UPDATE_ROWS_COMPRESSED: 170,
+  MARIADB_DELETE_ROWS_COMPRESSED: 171,
+} as const;
+
+const NAMES = new Map<number, string>(Object.entries(EventType).map(([k, v]) => [v, k]));
+
+export function eventTypeName(code: number): string {
+  return NAMES.get(code) ?? `UNKNOWN(${code})`;
+}
+
+/** Header flag: a server that does not know the event type may skip it (e.g. Aurora's padding event). */
+export const LOG_EVENT_IGNORABLE_F = 0x80;
+export const HEADER_LENGTH = 19;
+export const CHECKSUM_LENGTH = 4;

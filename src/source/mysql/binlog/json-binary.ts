@@ -1,0 +1,247 @@
+/**
+ * MySQL binary JSON (the JSON column storage format) → JSON text, rendered the way MySQL prints it:
+ * `{"a": 1, "b": [true, null]}` (", " and ": " separators), doubles with a trailing ".0" when integral,
+ * temporal opaques as quoted "YYYY-MM-DD hh:mm:ss.ffffff", DECIMAL opaques as bare numbers, other opaques
+ * as "base64:typeNN:…". Also decodes MySQL 8 partial JSON update diffs.
+ */
+import { ColumnType } from '../column-type.js';
+import { type JsonDiff, MysqlJson, MysqlJsonPartial, MysqlTime } from '../values.js';
+import { decodeDecimal } from './decimal.js';
+import { unpackDatetimePacked, unpackTimePacked } from './temporal.js';
+
+const T = {
+  SMALL_OBJECT: 0x00,
+  LARGE_OBJECT: 0x01,
+  SMALL_ARRAY: 0x02,
+  LARGE_ARRAY: 0x03,
+  LITERAL: 0x04,
+  INT16: 0x05,
+  UINT16: 0x06,
+  INT32: 0x07,
+  UINT32: 0x08,
+  INT64: 0x09,
+  UINT64: 0x0a,
+  DOUBLE: 0x0b,
+  STRING: 0x0c,
+  OPAQUE: 0x0f,
+} as const;
+
+export class JsonBinaryError extends Error {}
+
+function fail(reason: string, offset: number): never {
+  throw new JsonBinaryError(`invalid binary JSON: ${reason} at offset ${offset}`);
+}
+
+/** Renders a whole binary JSON document (`buf[start, end)`) as JSON text; an empty value is JSON null. */
+export function jsonBinaryToText(buf: Buffer, start: number, end: number): string {
+  if (end <= start) return 'null';
+  return renderValue(buf, buf[start], start + 1, end);
+}
+
+function renderValue(buf: Buffer, type: number, pos: number, end: number): string {
+  switch (type) {
+    case T.SMALL_OBJECT:
+      return renderContainer(buf, pos, end, false, true);
+    case T.LARGE_OBJECT:
+      return renderContainer(buf, pos, end, true, true);
+    case T.SMALL_ARRAY:
+      return renderContainer(buf, pos, end, false, false);
+    case T.LARGE_ARRAY:
+      return renderContainer(buf, pos, end, true, false);
+    case T.LITERAL:
+      return renderLiteral(buf[pos], pos);
+    case T.INT16:
+      return String(buf.readInt16LE(pos));
+    case T.UINT16:
+      return String(buf.readUInt16LE(pos));
+    case T.INT32:
+      return String(buf.readInt32LE(pos));
+    case T.UINT32:
+      return String(buf.readUInt32LE(pos));
+    case T.INT64:
+      return buf.readBigInt64LE(pos).toString();
+    case T.UINT64:
+      return buf.readBigUInt64LE(pos).toString();
+    case T.DOUBLE:
+      return formatDouble(buf.readDoubleLE(pos));
+    case T.STRING: {
+      const [len, p] = readVarLen(buf, pos, end);
+      if (p + len > end) fail('string past end of value', p);
+      return quote(buf.toString('utf8', p, p + len));
+    }
+    case T.OPAQUE: {
+      const fieldType = buf[pos];
+      const [len, p] = readVarLen(buf, pos + 1, end);
+      if (p + len > end) fail('opaque value past end of value', p);
+      return renderOpaque(buf, fieldType, p, len);
+    }
+    default:
+      return fail(`unknown value type 0x${type.toString(16)}`, pos - 1);
+  }
+}
+
+function renderLiteral(v: number, pos: number): string {
+  if (v === 0) return 'null';
+  if (v === 1) return 'true';
+  if (v === 2) return 'false';
+  return fail(`unknown literal 0x${v.toString(16)}`, pos);
+}
+
+function renderContainer(buf: Buffer, base: number, end: number, large: boolean, isObject: boolean): string {
+  const w = large ? 4 : 2;
+  const count = large ? buf.readUInt32LE(base) : buf.readUInt16LE(base);
+  const size = large ? buf.readUInt32LE(base + w) : buf.readUInt16LE(base + w);
+  if (base + size > end) fail(`container size ${size} exceeds the value`, base);
+  const keyEntries = base + 2 * w;
+  const valueEntries = keyEntries + (isObject ? count * (w + 2) : 0);
+  const valueEntrySize = 1 + w;
+  const parts: string[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const ve = valueEntries + i * valueEntrySize;
+    const vt = buf[ve];
+    let text: string;
+    if (isInlined(vt, large)) {
+      text = renderInlined(buf, vt, ve + 1);
+    } else {
+      const off = large ? buf.readUInt32LE(ve + 1) : buf.readUInt16LE(ve + 1);
+      if (off >= size) fail(`value offset ${off} outside container of size ${size}`, ve + 1);
+      text = renderValue(buf, vt, base + off, base + size);
+    }
+    if (isObject) {
+      const ke = keyEntries + i * (w + 2);
+      const koff = large ? buf.readUInt32LE(ke) : buf.readUInt16LE(ke);
+      const klen = buf.readUInt16LE(ke + w);
+      if (koff + klen > size) fail('object key outside container', ke);
+      parts[i] = `${quote(buf.toString('utf8', base + koff, base + koff + klen))}: ${text}`;
+    } else parts[i] = text;
+  }
+  return isObject ? `{${parts.join(', ')}}` : `[${parts.join(', ')}]`;
+}
+
+function isInlined(type: number, large: boolean): boolean {
+  return (
+    type === T.LITERAL || type === T.INT16 || type === T.UINT16 || (large && (type === T.INT32 || type === T.UINT32))
+  );
+}
+
+function renderInlined(buf: Buffer, type: number, pos: number): string {
+  switch (type) {
+    case T.LITERAL:
+      return renderLiteral(buf[pos], pos);
+    case T.INT16:
+      return String(buf.readInt16LE(pos));
+    case T.UINT16:
+      return String(buf.readUInt16LE(pos));
+    case T.INT32:
+      return String(buf.readInt32LE(pos));
+    default:
+      return String(buf.readUInt32LE(pos));
+  }
+}
+
+/** Variable-length unsigned int: 7 bits per byte, low bits first, high bit = more. Returns [value, nextPos]. */
+function readVarLen(buf: Buffer, pos: number, end: number): [number, number] {
+  let v = 0;
+  for (let i = 0; i < 5; i++) {
+    if (pos >= end) fail('truncated length', pos);
+    const b = buf[pos++];
+    v += (b & 0x7f) * 2 ** (7 * i);
+    if ((b & 0x80) === 0) return [v, pos];
+  }
+  return fail('length longer than 5 bytes', pos);
+}
+
+function renderOpaque(buf: Buffer, fieldType: number, pos: number, len: number): string {
+  switch (fieldType) {
+    case ColumnType.NEWDECIMAL: {
+      if (len < 2) break;
+      return decodeDecimal(buf, pos + 2, buf[pos], buf[pos + 1]);
+    }
+    case ColumnType.DATE:
+    case ColumnType.DATETIME:
+    case ColumnType.TIMESTAMP: {
+      if (len < 8) break;
+      const [y, mo, d, h, mi, s, us] = unpackDatetimePacked(buf.readBigInt64LE(pos));
+      const date = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}`;
+      if (fieldType === ColumnType.DATE) return `"${date}"`;
+      return `"${date} ${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}.${pad(us, 6)}"`;
+    }
+    case ColumnType.TIME: {
+      if (len < 8) break;
+      return `"${new MysqlTime(unpackTimePacked(buf.readBigInt64LE(pos)), 6).toString()}"`;
+    }
+  }
+  return `"base64:type${fieldType}:${buf.toString('base64', pos, pos + len)}"`;
+}
+
+function pad(n: number, w: number): string {
+  return String(n).padStart(w, '0');
+}
+
+/** Doubles as MySQL prints them: shortest round-trip digits, exponent form outside 1e-4..1e15, ".0" if integral. */
+export function formatDouble(d: number): string {
+  if (!Number.isFinite(d)) return String(d);
+  if (d === 0) return Object.is(d, -0) ? '-0.0' : '0.0';
+  const [mant, expText] = d.toExponential().split('e');
+  const exp = Number(expText);
+  if (exp < -4 || exp > 14) {
+    return `${mant}e${exp}`;
+  }
+  const s = String(d);
+  return /[.e]/.test(s) ? s : `${s}.0`;
+}
+
+/** JSON string quoting as MySQL does it: only ", \ and control characters are escaped. */
+export function quote(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what we look for
+  if (!/["\\\u0000-\u001f]/.test(s)) return `"${s}"`;
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22) out += '\\"';
+    else if (c === 0x5c) out += '\\\\';
+    else if (c === 0x08) out += '\\b';
+    else if (c === 0x0c) out += '\\f';
+    else if (c === 0x0a) out += '\\n';
+    else if (c === 0x0d) out += '\\r';
+    else if (c === 0x09) out += '\\t';
+    else if (c < 0x20) out += `\\u00${c.toString(16).padStart(2, '0')}`;
+    else out += s[i];
+  }
+  return `${out}"`;
+}
+
+const DIFF_OPS: JsonDiff['op'][] = ['replace', 'insert', 'remove'];
+
+/** MySQL 8 partial JSON update (binlog_row_value_options=PARTIAL_JSON): a list of diffs on the before-image. */
+export function decodeJsonDiffs(buf: Buffer, start: number, end: number): MysqlJsonPartial {
+  const diffs: JsonDiff[] = [];
+  let p = start;
+  while (p < end) {
+    const opCode = buf[p++];
+    const op = DIFF_OPS[opCode];
+    if (op === undefined) fail(`unknown JSON diff operation ${opCode}`, p - 1);
+    const [pathLen, pp] = readPacked(buf, p);
+    p = pp;
+    const path = buf.toString('utf8', p, p + pathLen);
+    p += pathLen;
+    if (op === 'remove') {
+      diffs.push({ op, path });
+      continue;
+    }
+    const [valueLen, vp] = readPacked(buf, p);
+    p = vp;
+    if (p + valueLen > end) fail('JSON diff value past end of value', p);
+    diffs.push({ op, path, value: new MysqlJson(jsonBinaryToText(buf, p, p + valueLen)) });
+    p += valueLen;
+  }
+  return new MysqlJsonPartial(diffs);
+}
+
+function readPacked(buf: Buffer, p: number): [number, number] {
+  const b = buf[p];
+  if (b < 0xfb) return [b, p + 1];
+  if (b === 0xfc) return [buf.readUInt16LE(p + 1), p + 3];
+  if (b === 0xfd) return [buf.readUIntLE(p + 1, 3), p + 4];
+  return [Number(buf.readBigUInt64LE(p + 1)), p + 9];
+}

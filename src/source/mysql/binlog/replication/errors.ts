@@ -1,0 +1,153 @@
+/**
+ * Transport errors and the mapping from mysql2 / server errors onto them. Messages name what was requested and
+ * what to do; they never include credentials (mysql2's own messages do not either).
+ */
+import { CdcError, errorMessage } from '../../../../common/errors.js';
+import type { BinlogStartPosition } from './types.js';
+
+/** The requested binlog position or GTID is not on the server any more (or never was). Not retriable. */
+export class BinlogPositionLostError extends CdcError {
+  readonly requested: BinlogStartPosition;
+  readonly serverMessage: string;
+  constructor(requested: BinlogStartPosition, serverMessage: string, options: { cause?: unknown } = {}) {
+    super(
+      'BINLOG_POSITION_LOST',
+      `The server cannot stream from ${describePosition(requested)}: ${serverMessage}. ` +
+        'The changes since that point are no longer in its binlogs (purged, or the position/GTID is not on this ' +
+        'server). Take a new snapshot (or run with snapshot.mode=when_needed so one is taken automatically), and ' +
+        'increase binlog retention (binlog_expire_logs_seconds / expire_logs_days) so a stopped connector can resume.',
+      { ...options, retriable: false },
+    );
+    this.requested = requested;
+    this.serverMessage = serverMessage;
+  }
+}
+
+/** The binlog stream failed or could not be set up. `retriable` says whether reconnecting can help. */
+export class BinlogStreamError extends CdcError {
+  /** Server error number, when the server sent one. */
+  readonly errno: number | undefined;
+  constructor(message: string, options: { cause?: unknown; retriable: boolean; errno?: number }) {
+    super('BINLOG_STREAM', message, options);
+    this.errno = options.errno;
+  }
+}
+
+/** Authentication or privilege failure: fatal until the configuration changes. */
+export class BinlogAuthError extends CdcError {
+  readonly errno: number | undefined;
+  constructor(message: string, options: { cause?: unknown; errno?: number } = {}) {
+    super('CONNECTION_FAILED', message, { ...options, retriable: false });
+    this.errno = options.errno;
+  }
+}
+
+export function describePosition(p: BinlogStartPosition): string {
+  return 'gtidSet' in p ? `GTID set '${p.gtidSet}'` : `binlog file '${p.file}' position ${p.pos}`;
+}
+
+/** The fields mysql2 puts on errors (server errors have errno + sqlMessage; socket errors a string code). */
+interface Mysql2ErrorFields {
+  code?: unknown;
+  errno?: unknown;
+  sqlMessage?: unknown;
+  fatal?: unknown;
+}
+
+const ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236;
+const AUTH_ERRNOS = new Set([
+  1044, // ER_DBACCESS_DENIED_ERROR
+  1045, // ER_ACCESS_DENIED_ERROR
+  1251, // ER_NOT_SUPPORTED_AUTH_MODE
+  1698, // ER_ACCESS_DENIED_NO_PASSWORD_ERROR
+  1862, // ER_MUST_CHANGE_PASSWORD_LOGIN
+  3118, // ER_ACCOUNT_HAS_BEEN_LOCKED
+  4151, // ER_ACCOUNT_HAS_BEEN_LOCKED (MariaDB)
+]);
+const PRIVILEGE_ERRNOS = new Set([
+  1142, // ER_TABLEACCESS_DENIED_ERROR
+  1227, // ER_SPECIFIC_ACCESS_DENIED_ERROR (no REPLICATION SLAVE)
+]);
+/** Server errors that are about this session or server state, not about configuration: reconnecting helps. */
+const RETRIABLE_ERRNOS = new Set([
+  1040, // ER_CON_COUNT_ERROR
+  1053, // ER_SERVER_SHUTDOWN
+  1077, // ER_NORMAL_SHUTDOWN
+  1152, // ER_ABORTING_CONNECTION
+  1158, // ER_NET_READ_ERROR
+  1159, // ER_NET_READ_INTERRUPTED
+  1160, // ER_NET_ERROR_ON_WRITE
+  1161, // ER_NET_WRITE_INTERRUPTED
+  1205, // ER_LOCK_WAIT_TIMEOUT
+  1317, // ER_QUERY_INTERRUPTED
+  1927, // ER_CONNECTION_KILLED (MariaDB)
+  4031, // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8.0.24+)
+]);
+
+/**
+ * Maps anything thrown while connecting or streaming onto a transport error. Errors that already are CdcErrors
+ * pass through unchanged.
+ */
+export function classifyError(
+  err: unknown,
+  requested: BinlogStartPosition,
+  serverId: number,
+  loggedIn = false,
+): CdcError {
+  if (err instanceof CdcError) return err;
+  const f = (typeof err === 'object' && err !== null ? err : {}) as Mysql2ErrorFields;
+  const errno = typeof f.errno === 'number' ? f.errno : undefined;
+  const code = typeof f.code === 'string' ? f.code : undefined;
+  const serverMessage = typeof f.sqlMessage === 'string' ? f.sqlMessage : errorMessage(err);
+
+  if (errno === ER_MASTER_FATAL_ERROR_READING_BINLOG) {
+    if (/binary log is not open/i.test(serverMessage)) {
+      return new BinlogStreamError(
+        `Binary logging is off on the server: ${serverMessage}. Enable it (log_bin, binlog_format=ROW).`,
+        { cause: err, retriable: false, errno },
+      );
+    }
+    if (/same server_uuid|same server[_ ]id/i.test(serverMessage)) {
+      return new BinlogStreamError(
+        `Another replica connected with server id ${serverId} and the server dropped this stream: ` +
+          `${serverMessage}. Give every connector and replica of this server a distinct serverId.`,
+        { cause: err, retriable: false, errno },
+      );
+    }
+    if (/max_allowed_packet/i.test(serverMessage)) {
+      return new BinlogStreamError(
+        `The server cannot send an event larger than its max_allowed_packet: ${serverMessage}. ` +
+          'Increase max_allowed_packet on the server (it also caps replication events).',
+        { cause: err, retriable: false, errno },
+      );
+    }
+    return new BinlogPositionLostError(requested, serverMessage, { cause: err });
+  }
+  // Once logged in, "access denied" (MariaDB answers COM_BINLOG_DUMP with 1045) means a missing privilege.
+  if (errno !== undefined && (PRIVILEGE_ERRNOS.has(errno) || (loggedIn && AUTH_ERRNOS.has(errno)))) {
+    return new BinlogAuthError(
+      `The user lacks a privilege binlog replication needs: ${serverMessage}. ` +
+        'Grant it REPLICATION SLAVE and REPLICATION CLIENT (MariaDB: REPLICATION SLAVE, BINLOG MONITOR).',
+      { cause: err, errno },
+    );
+  }
+  if ((errno !== undefined && AUTH_ERRNOS.has(errno)) || code === 'HANDSHAKE_NO_SSL_SUPPORT') {
+    return new BinlogAuthError(
+      `Cannot log in for binlog replication: ${serverMessage}. Check the user name, password and TLS settings.`,
+      { cause: err, errno },
+    );
+  }
+  if (errno !== undefined && !RETRIABLE_ERRNOS.has(errno) && errno < 2000) {
+    // Other server errors come from our own setup statements: a server this client does not support.
+    return new BinlogStreamError(`The server refused the binlog replication setup: ${serverMessage}`, {
+      cause: err,
+      retriable: false,
+      errno,
+    });
+  }
+  return new BinlogStreamError(`Binlog connection failed: ${serverMessage}${code ? ` (${code})` : ''}`, {
+    cause: err,
+    retriable: true,
+    errno,
+  });
+}
