@@ -1,0 +1,94 @@
+/**
+ * Debezium's `source.snapshot` marker for each snapshot row. Knowing whether a row is the last one of its table,
+ * or of the whole snapshot, needs one row of look-ahead, so the sequencer holds exactly one row back; empty
+ * tables at the end therefore still leave a correct 'last' on the last real row.
+ */
+import type { TableDef } from '../schema/model.js';
+import type { Row } from '../values.js';
+
+export type SnapshotMarker = 'first' | 'first_in_data_collection' | 'true' | 'last_in_data_collection' | 'last';
+
+interface Held {
+  table: TableDef;
+  row: Row;
+  firstOverall: boolean;
+  firstInTable: boolean;
+  lastInTable: boolean;
+}
+
+/** Precedence: last > first > last_in_data_collection > first_in_data_collection > true. */
+export function markerFor(h: Omit<Held, 'table' | 'row'>, lastOverall: boolean): SnapshotMarker {
+  if (lastOverall) return 'last';
+  if (h.firstOverall) return 'first';
+  if (h.lastInTable) return 'last_in_data_collection';
+  if (h.firstInTable) return 'first_in_data_collection';
+  return 'true';
+}
+
+export class MarkerSequencer {
+  private held: Held | null = null;
+  private current: TableDef | null = null;
+  private rowsInTable = 0;
+  private anyRow = false;
+  /** Tables whose scan ended but whose onTableDone waits for their held last row to be emitted. */
+  private pendingDone: Array<{ table: TableDef; rows: number }> = [];
+
+  constructor(
+    private readonly emit: (table: TableDef, row: Row, marker: SnapshotMarker) => Promise<void>,
+    private readonly tableDone: (table: TableDef, rows: number) => Promise<void>,
+  ) {}
+
+  beginTable(table: TableDef): void {
+    this.current = table;
+    this.rowsInTable = 0;
+  }
+
+  /** Awaiting it is the backpressure: it resolves when the previous row has been emitted. */
+  async row(row: Row): Promise<void> {
+    const table = this.current;
+    if (!table) throw new Error('MarkerSequencer.row() before beginTable()');
+    const next: Held = {
+      table,
+      row,
+      firstOverall: !this.anyRow,
+      firstInTable: this.rowsInTable === 0,
+      lastInTable: false,
+    };
+    this.anyRow = true;
+    this.rowsInTable++;
+    await this.flushHeld(false);
+    this.held = next;
+  }
+
+  async endTable(): Promise<number> {
+    const table = this.current;
+    if (!table) throw new Error('MarkerSequencer.endTable() before beginTable()');
+    const rows = this.rowsInTable;
+    this.current = null;
+    if (this.held && this.held.table === table) this.held.lastInTable = true;
+    this.pendingDone.push({ table, rows });
+    if (!this.held) await this.flushDone();
+    return rows;
+  }
+
+  /** Emits the held row as 'last' and every outstanding onTableDone. */
+  async finish(): Promise<void> {
+    await this.flushHeld(true);
+  }
+
+  private async flushHeld(lastOverall: boolean): Promise<void> {
+    const h = this.held;
+    if (h) {
+      this.held = null;
+      await this.emit(h.table, h.row, markerFor(h, lastOverall));
+    }
+    await this.flushDone();
+  }
+
+  private async flushDone(): Promise<void> {
+    while (this.pendingDone.length > 0) {
+      const d = this.pendingDone.shift()!;
+      await this.tableDone(d.table, d.rows);
+    }
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Server facts the snapshot needs: flavor/version (which status statement exists), the binlog position and the
+ * GTID set. Every read here is a plain query on the caller's connection, so the caller decides what lock or
+ * transaction it runs under.
+ */
+import type { Connection, RowDataPacket } from 'mysql2/promise';
+import { describeSqlError, ER_PARSE_ERROR, isPrivilegeError, SnapshotError, sqlError } from './errors.js';
+
+export interface ServerInfo {
+  flavor: 'mysql' | 'mariadb';
+  version: string;
+  major: number;
+  minor: number;
+  patch: number;
+}
+
+export interface BinlogPosition {
+  file: string;
+  pos: number;
+  gtids: string | null;
+}
+
+export function parseServerVersion(version: string): ServerInfo {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  return {
+    flavor: /mariadb/i.test(version) ? 'mariadb' : 'mysql',
+    version,
+    major: m ? Number(m[1]) : 0,
+    minor: m ? Number(m[2]) : 0,
+    patch: m ? Number(m[3]) : 0,
+  };
+}
+
+export async function detectServer(conn: Connection): Promise<ServerInfo> {
+  const [rows] = await conn.query<RowDataPacket[]>('SELECT VERSION() AS v');
+  return parseServerVersion(String(rows[0].v));
+}
+
+/** MySQL 8.2 added SHOW BINARY LOG STATUS and 8.4 removed SHOW MASTER STATUS; MariaDB keeps the old name. */
+export function binlogStatusStatement(server: ServerInfo): string {
+  const modern = server.flavor === 'mysql' && (server.major > 8 || (server.major === 8 && server.minor >= 2));
+  return modern ? 'SHOW BINARY LOG STATUS' : 'SHOW MASTER STATUS';
+}
+
+/** GTID sets print with newlines after commas on MySQL; offsets want one line. */
+export function normalizeGtids(s: string | null | undefined): string | null {
+  const t = (s ?? '').replace(/\s+/g, '');
+  return t === '' ? null : t;
+}
+
+/**
+ * The server's current binlog coordinates (and, on MySQL, the executed GTID set printed with them, which is
+ * read atomically with the position).
+ */
+export async function readBinlogStatus(
+  conn: Connection,
+  server: ServerInfo,
+): Promise<{ file: string; pos: number; executedGtids: string | null }> {
+  let stmt = binlogStatusStatement(server);
+  let rows: RowDataPacket[];
+  try {
+    [rows] = await conn.query<RowDataPacket[]>(stmt);
+  } catch (err) {
+    if (sqlError(err).errno === ER_PARSE_ERROR && stmt === 'SHOW BINARY LOG STATUS') {
+      stmt = 'SHOW MASTER STATUS';
+      [rows] = await conn.query<RowDataPacket[]>(stmt);
+    } else if (isPrivilegeError(err)) {
+      throw new SnapshotError(
+        `${stmt} was denied (${describeSqlError(err)}): the connector user needs ` +
+          `GRANT REPLICATION CLIENT ON *.* (BINLOG MONITOR on MariaDB 10.5+).`,
+        { cause: err },
+      );
+    } else throw err;
+  }
+  if (rows.length === 0 || !rows[0].File) {
+    throw new SnapshotError(
+      `${stmt} returned no binlog position: binary logging is disabled. Enable it (log_bin, binlog_format=ROW) ` +
+        'before capturing changes; a snapshot without a position cannot be followed by streaming.',
+    );
+  }
+  const r = rows[0];
+  return { file: String(r.File), pos: Number(r.Position), executedGtids: normalizeGtids(r.Executed_Gtid_Set) };
+}
+
+/**
+ * MariaDB only: the binlog position that is exactly consistent with the current
+ * START TRANSACTION WITH CONSISTENT SNAPSHOT (MariaDB takes the snapshot and the position under the same
+ * commit-ordering mutex). Outside such a transaction it equals SHOW MASTER STATUS. Null when unavailable.
+ */
+export async function readMariaDbSnapshotPosition(conn: Connection): Promise<{ file: string; pos: number } | null> {
+  const [rows] = await conn.query<RowDataPacket[]>("SHOW STATUS LIKE 'binlog_snapshot_%'");
+  const get = (name: string) => rows.find((r) => String(r.Variable_name).toLowerCase() === name)?.Value;
+  const file = get('binlog_snapshot_file');
+  const pos = get('binlog_snapshot_position');
+  if (!file || pos === undefined) return null;
+  return { file: String(file), pos: Number(pos) };
+}
+
+/**
+ * The GTID set matching `at`. MariaDB: BINLOG_GTID_POS(file, pos) computes it for exactly that position (it reads
+ * the binlog file from its start, a one-off cost); MySQL: the Executed_Gtid_Set read together with the position.
+ * Returns null when GTIDs are not in use or cannot be derived (streaming then resumes by file/position).
+ */
+export async function gtidsAt(
+  conn: Connection,
+  server: ServerInfo,
+  at: { file: string; pos: number },
+  executedGtids: string | null,
+): Promise<string | null> {
+  if (server.flavor === 'mysql') return executedGtids;
+  const [rows] = await conn.query<RowDataPacket[]>('SELECT BINLOG_GTID_POS(?, ?) AS g', [at.file, at.pos]);
+  return normalizeGtids(rows[0]?.g as string | null);
+}
