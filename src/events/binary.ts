@@ -1,0 +1,120 @@
+/** Byte-level helpers for converters: Kafka Connect Decimal bytes, float32 text, addresses, UUIDs. */
+
+/**
+ * Unscaled value of a decimal string at `scale` ("-12.5", 2 → -1250n). MySQL values already carry the column's
+ * scale; other inputs are padded or truncated to it (Kafka Connect's Decimal requires the schema scale).
+ */
+export function unscaledDecimal(text: string, scale: number): bigint {
+  let s = text.trim();
+  let neg = false;
+  if (s.charCodeAt(0) === 45 /* - */) {
+    neg = true;
+    s = s.slice(1);
+  } else if (s.charCodeAt(0) === 43 /* + */) s = s.slice(1);
+  const dot = s.indexOf('.');
+  const intPart = dot < 0 ? s : s.slice(0, dot);
+  let frac = dot < 0 ? '' : s.slice(dot + 1);
+  if (frac.length < scale) frac = frac.padEnd(scale, '0');
+  else if (frac.length > scale) frac = frac.slice(0, scale);
+  const v = BigInt((intPart || '0') + frac);
+  return neg ? -v : v;
+}
+
+/** Minimal big-endian two's-complement bytes, as java.math.BigInteger.toByteArray() (Connect's Decimal encoding). */
+export function twosComplementBytes(v: bigint): Buffer {
+  const magnitude = v < 0n ? -v - 1n : v;
+  const bitLength = magnitude === 0n ? 0 : magnitude.toString(2).length;
+  const n = Math.floor(bitLength / 8) + 1;
+  const modulus = 1n << BigInt(n * 8);
+  const u = v < 0n ? modulus + v : v;
+  return Buffer.from(u.toString(16).padStart(n * 2, '0'), 'hex');
+}
+
+/** Decode Connect Decimal bytes back to an unscaled bigint (for tests and consumers). */
+export function bytesToUnscaled(buf: Buffer): bigint {
+  if (buf.length === 0) return 0n;
+  const u = BigInt(`0x${buf.toString('hex')}`);
+  return buf[0] & 0x80 ? u - (1n << BigInt(buf.length * 8)) : u;
+}
+
+/**
+ * Shortest decimal text that reads back as the same float32, as Java's Float.toString does for Connect FLOAT32
+ * (so 1.1f is written 1.1, not 1.100000023841858).
+ */
+export function float32Text(x: number): string {
+  const f = Math.fround(x);
+  if (!Number.isFinite(f)) return 'null';
+  for (let p = 1; p < 10; p++) {
+    const candidate = Number(f.toPrecision(p));
+    if (Math.fround(candidate) === f) return String(candidate);
+  }
+  return String(f);
+}
+
+/** Java's Base64.getUrlEncoder(): URL alphabet, padding kept (Node's 'base64url' drops it). */
+export function base64UrlSafe(buf: Buffer): string {
+  return buf.toString('base64').replaceAll('+', '-').replaceAll('/', '_');
+}
+
+export function uuidText(buf: Buffer): string {
+  const h = buf.toString('hex').padStart(32, '0');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+export function inet4Text(buf: Buffer): string {
+  return `${buf[0]}.${buf[1]}.${buf[2]}.${buf[3]}`;
+}
+
+/** RFC 5952 text (longest zero run compressed, IPv4-mapped tail) as MariaDB prints INET6. */
+export function inet6Text(buf: Buffer): string {
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((buf[i] << 8) | buf[i + 1]);
+  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+  if (mapped) return `::ffff:${inet4Text(buf.subarray(12, 16))}`;
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen && j - i > 1) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`;
+}
+
+/**
+ * Java modified UTF-8 (DataOutput.writeUTF): NUL as C0 80, supplementary characters as two 3-byte surrogates.
+ * Needed for Debezium's v1 hashing, which hashes the Java serialisation of the String.
+ */
+export function modifiedUtf8(s: string): Buffer {
+  const out: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x01 && c <= 0x7f) out.push(c);
+    else if (c <= 0x7ff) out.push(0xc0 | (c >> 6), 0x80 | (c & 0x3f));
+    else out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f));
+  }
+  return Buffer.from(out);
+}
+
+/** Bytes of `new ObjectOutputStream(bos).writeObject(string)`: stream header, TC_STRING/TC_LONGSTRING, length. */
+export function javaSerializedString(s: string): Buffer {
+  const utf = modifiedUtf8(s);
+  if (utf.length <= 0xffff) {
+    const head = Buffer.from([0xac, 0xed, 0x00, 0x05, 0x74, utf.length >> 8, utf.length & 0xff]);
+    return Buffer.concat([head, utf]);
+  }
+  const head = Buffer.alloc(13);
+  head.set([0xac, 0xed, 0x00, 0x05, 0x7c]);
+  head.writeBigInt64BE(BigInt(utf.length), 5);
+  return Buffer.concat([head, utf]);
+}

@@ -1,0 +1,707 @@
+/**
+ * Debezium MySQL type mapping (BinlogValueConverters / JdbcValueConverters semantics) from the neutral
+ * CellValue representation to Kafka Connect values, plus the JSON text the JsonConverter writes for them.
+ *
+ * A FieldConverter is chosen once per column; `convert` and `write` are monomorphic closures, so the hot path
+ * has no per-value type dispatch. Null handling follows Debezium's convertValue(): SQL NULL (and values
+ * Debezium reads as null: zero dates) become null for nullable columns and the schema default or the type's
+ * fallback (0, "", epoch) for NOT NULL columns.
+ */
+import { CdcError } from '../common/errors.js';
+import type { ColumnDef } from '../source/mysql/schema/model.js';
+import {
+  type CellValue,
+  MysqlDate,
+  MysqlDateTime,
+  MysqlJson,
+  MysqlJsonPartial,
+  MysqlTime,
+  MysqlTimestamp,
+  utcMillis,
+} from '../source/mysql/values.js';
+import {
+  base64UrlSafe,
+  float32Text,
+  inet4Text,
+  inet6Text,
+  twosComplementBytes,
+  unscaledDecimal,
+  uuidText,
+} from './binary.js';
+import { type ColumnInfo, columnInfo, fsp } from './column-info.js';
+import { type ConnectSchema, type JsonValue, toJsonText } from './connect-schema.js';
+import type { ResolvedOptions } from './options.js';
+
+/** Converts one non-null cell; may return null when Debezium would (zero dates, unknown enum index). */
+type ValueFn = (v: Exclude<CellValue, null | undefined>) => JsonValue;
+/** Writes a converted value as JSON text. */
+export type Writer = (x: JsonValue) => string;
+
+export interface FieldConverter {
+  /** Field schema, optional per column nullability (a fresh object the caller may decorate). */
+  schema: ConnectSchema;
+  /** CellValue → Connect value in its JSON form (bytes as base64 strings, int64 as number|bigint). */
+  convert: (v: CellValue) => JsonValue;
+  write: Writer;
+}
+
+interface Spec {
+  schema: ConnectSchema;
+  fn: ValueFn;
+  /** Debezium's fallback for NOT NULL columns. */
+  fallback: JsonValue;
+  write: Writer;
+}
+
+export const writeNumber: Writer = (x) => (x === null ? 'null' : String(x));
+export const writeString: Writer = (x) => (x === null ? 'null' : JSON.stringify(x));
+export const writeBoolean: Writer = (x) => (x === null ? 'null' : x ? 'true' : 'false');
+const writeFloat32: Writer = (x) => (x === null ? 'null' : float32Text(x as number));
+const writeFloat64: Writer = (x) => (x === null || !Number.isFinite(x as number) ? 'null' : String(x));
+const writeFloat32Array: Writer = (x) =>
+  x === null ? 'null' : `[${(x as number[]).map((n) => float32Text(n)).join(',')}]`;
+const writeAny: Writer = toJsonText;
+
+const EPOCH_ISO = '1970-01-01T00:00:00Z';
+/** WKB of an empty GEOMETRYCOLLECTION: BinlogGeometry.createEmpty(). */
+const EMPTY_WKB_B64 = Buffer.from([1, 7, 0, 0, 0, 0, 0, 0, 0]).toString('base64');
+
+/** Build the converter for one column. */
+export function createFieldConverter(col: ColumnDef, opts: ResolvedOptions, info = columnInfo(col)): FieldConverter {
+  const spec = specFor(col, info, opts);
+  const schema: ConnectSchema = { ...spec.schema };
+  if (col.nullable) schema.optional = true;
+  if (col.comment) schema.doc = col.comment;
+  const fn = spec.fn;
+  const fallback = defaultFallback(col, info, fn) ?? spec.fallback;
+  if (col.hasDefault && col.defaultValue !== null) {
+    const d = parseDefault(col, info);
+    if (d !== null && d !== undefined) {
+      const converted = fn(d);
+      if (converted !== null) schema.default = converted;
+    }
+  }
+  const missing = info.isBlobOrText ? unavailableValue(info, opts) : undefined;
+  let convert: (v: CellValue) => JsonValue;
+  if (col.nullable) {
+    convert = (v) =>
+      v === null || v === undefined ? (v === undefined && missing !== undefined ? missing : null) : fn(v);
+  } else {
+    convert = (v) => {
+      if (v === null || v === undefined) return v === undefined && missing !== undefined ? missing : fallback;
+      const r = fn(v);
+      return r === null ? fallback : r;
+    };
+  }
+  return { schema, convert, write: spec.write };
+}
+
+function defaultFallback(col: ColumnDef, info: ColumnInfo, fn: ValueFn): JsonValue | undefined {
+  // Debezium falls back to the schema default before the type's fallback (convertValue()).
+  if (col.nullable || !col.hasDefault || col.defaultValue === null) return undefined;
+  const d = parseDefault(col, info);
+  if (d === null || d === undefined) return undefined;
+  const v = fn(d);
+  return v === null ? undefined : v;
+}
+
+function unavailableValue(info: ColumnInfo, opts: ResolvedOptions): JsonValue {
+  const text = opts.unavailableValuePlaceholder;
+  if (info.jdbcType === -2 || info.jdbcType === -3 || info.jdbcType === 2004) return binaryOut(Buffer.from(text), opts);
+  return text;
+}
+
+function specFor(col: ColumnDef, info: ColumnInfo, opts: ResolvedOptions): Spec {
+  switch (info.base) {
+    case 'bool':
+    case 'boolean':
+      return booleanSpec();
+    case 'tinyint':
+      if (opts.tinyIntOneToBoolean && info.length === 1) return booleanSpec();
+      return intSpec(info.unsigned ? 'int16' : 'int8');
+    case 'smallint':
+      return intSpec(info.unsigned ? 'int32' : 'int16');
+    case 'mediumint':
+      return intSpec('int32');
+    case 'int':
+    case 'integer':
+      return intSpec(info.unsigned ? 'int64' : 'int32');
+    case 'bigint':
+    case 'serial':
+      if (!info.unsigned) return intSpec('int64');
+      if (opts.bigintUnsignedHandlingMode === 'precise') return decimalSpec(20, 0, 'precise');
+      // long mode: the binlog hands Debezium a signed long, so values above 2^63-1 wrap negative.
+      return {
+        schema: { type: 'int64', optional: false },
+        fn: (v) => (typeof v === 'bigint' ? BigInt.asIntN(64, v) : (v as number)),
+        fallback: 0,
+        write: writeNumber,
+      };
+    case 'float':
+      if (info.scale === null && (info.length === null || info.length <= 24)) {
+        return {
+          schema: { type: 'float32', optional: false },
+          fn: (v) => v as number,
+          fallback: 0,
+          write: writeFloat32,
+        };
+      }
+      return float64Spec();
+    case 'double':
+    case 'real':
+      return float64Spec();
+    case 'decimal':
+    case 'numeric':
+    case 'dec':
+    case 'fixed':
+      return decimalSpec(info.length ?? 10, info.scale ?? 0, opts.decimalHandlingMode);
+    case 'bit':
+      return bitSpec(info.length ?? 1);
+    case 'year':
+      return yearSpec();
+    case 'date':
+      return dateSpec(opts);
+    case 'datetime':
+      return datetimeSpec(fsp(col, info), opts);
+    case 'timestamp':
+      return timestampSpec(fsp(col, info));
+    case 'time':
+      return timeSpec(fsp(col, info), opts);
+    case 'enum':
+      return enumSpec(col.enumValues ?? []);
+    case 'set':
+      return setSpec(col.enumValues ?? []);
+    case 'json':
+      return jsonSpec(col);
+    case 'geometry':
+    case 'linestring':
+    case 'polygon':
+    case 'multipoint':
+    case 'multilinestring':
+    case 'multipolygon':
+    case 'geometrycollection':
+    case 'geomcollection':
+      return geometrySpec();
+    case 'point':
+      return pointSpec();
+    case 'vector':
+      return {
+        schema: {
+          type: 'array',
+          items: { type: 'float32', optional: false },
+          optional: false,
+          name: 'io.debezium.data.FloatVector',
+          version: 1,
+        },
+        fn: (v) => Array.from(v as Float32Array),
+        fallback: [],
+        write: writeFloat32Array,
+      };
+    case 'uuid':
+      return {
+        schema: { type: 'string', optional: false, name: 'io.debezium.data.Uuid', version: 1 },
+        fn: (v) => (Buffer.isBuffer(v) ? uuidText(v) : String(v)),
+        fallback: '',
+        write: writeString,
+      };
+    case 'inet4':
+      return addressSpec(inet4Text);
+    case 'inet6':
+      return addressSpec(inet6Text);
+    case 'binary':
+    case 'varbinary':
+    case 'tinyblob':
+    case 'blob':
+    case 'mediumblob':
+    case 'longblob':
+      return binarySpec(info.base === 'binary' ? (info.length ?? 0) : 0, opts);
+    default:
+      if (info.isCharacter) return stringSpec();
+      throw new CdcError(
+        'SCHEMA_INCONSISTENT',
+        `No Debezium type mapping for column ${col.name} of type '${col.columnType}'`,
+      );
+  }
+}
+
+function intSpec(type: 'int8' | 'int16' | 'int32' | 'int64'): Spec {
+  return { schema: { type, optional: false }, fn: (v) => v as number | bigint, fallback: 0, write: writeNumber };
+}
+
+function booleanSpec(): Spec {
+  return {
+    schema: { type: 'boolean', optional: false },
+    fn: (v) => (typeof v === 'number' ? v !== 0 : typeof v === 'bigint' ? v !== 0n : Boolean(v)),
+    fallback: false,
+    write: writeBoolean,
+  };
+}
+
+function float64Spec(): Spec {
+  return {
+    schema: { type: 'float64', optional: false },
+    fn: (v) => (typeof v === 'number' ? v : Number(v)),
+    fallback: 0,
+    write: writeFloat64,
+  };
+}
+
+function decimalSpec(precision: number, scale: number, mode: 'precise' | 'double' | 'string'): Spec {
+  if (mode === 'double') return { ...float64Spec(), fn: (v) => Number(String(v)) };
+  if (mode === 'string') {
+    return {
+      schema: { type: 'string', optional: false },
+      fn: (v) => String(v),
+      fallback: scale > 0 ? `0.${'0'.repeat(scale)}` : '0',
+      write: writeString,
+    };
+  }
+  return {
+    schema: {
+      type: 'bytes',
+      optional: false,
+      name: 'org.apache.kafka.connect.data.Decimal',
+      version: 1,
+      parameters: { scale: String(scale), 'connect.decimal.precision': String(precision) },
+    },
+    fn: (v) => twosComplementBytes(unscaledDecimal(String(v), scale)).toString('base64'),
+    fallback: 'AA==',
+    write: writeString,
+  };
+}
+
+function bitSpec(bits: number): Spec {
+  if (bits <= 1) {
+    return {
+      schema: { type: 'boolean', optional: false },
+      // BitSet.get(0): the least significant bit; the buffer is big-endian.
+      fn: (v) => (Buffer.isBuffer(v) ? (v[v.length - 1] & 1) === 1 : Number(v) !== 0),
+      fallback: false,
+      write: writeBoolean,
+    };
+  }
+  const numBytes = Math.ceil(bits / 8);
+  return {
+    schema: {
+      type: 'bytes',
+      optional: false,
+      name: 'io.debezium.data.Bits',
+      version: 1,
+      parameters: { length: String(bits) },
+    },
+    // io.debezium.data.Bits is little-endian, padded to ceil(n/8) bytes.
+    fn: (v) => {
+      const be = v as Buffer;
+      const out = Buffer.alloc(Math.max(numBytes, be.length));
+      for (let i = 0; i < be.length; i++) out[i] = be[be.length - 1 - i];
+      return out.toString('base64');
+    },
+    fallback: '',
+    write: writeString,
+  };
+}
+
+/** Debezium's adjustTemporal(): two-digit years 00-69 → 2000-2069, 70-99 → 1970-1999. */
+function adjustYear(y: number): number {
+  return y < 70 ? y + 2000 : y < 100 ? y + 1900 : y;
+}
+
+function yearSpec(): Spec {
+  return {
+    schema: { type: 'int32', optional: false, name: 'io.debezium.time.Year', version: 1 },
+    // The binlog reader yields Year.of(1900 + byte), so YEAR 0000 is 1900; then adjustTemporal() always applies.
+    fn: (v) => {
+      const y = Number(v);
+      return y === 0 ? 1900 : adjustYear(y);
+    },
+    fallback: 0,
+    write: writeNumber,
+  };
+}
+
+function dateSpec(opts: ResolvedOptions): Spec {
+  const adjust = opts.enableTimeAdjuster;
+  const name = opts.timePrecisionMode === 'connect' ? 'org.apache.kafka.connect.data.Date' : 'io.debezium.time.Date';
+  return {
+    schema: { type: 'int32', optional: false, name, version: 1 },
+    fn: (v) => {
+      const d = v as MysqlDate;
+      // The binlog reader treats any zero year, month or day as an invalid (null) date.
+      if (d.year === 0 || d.month === 0 || d.day === 0) return null;
+      const y = adjust ? adjustYear(d.year) : d.year;
+      return Math.floor(utcMillis(y, d.month, d.day, 0, 0, 0) / 86_400_000);
+    },
+    fallback: 0,
+    write: writeNumber,
+  };
+}
+
+function datetimeSpec(precision: number, opts: ResolvedOptions): Spec {
+  const adjust = opts.enableTimeAdjuster;
+  const micros = (v: Exclude<CellValue, null | undefined>): number | null => {
+    const d = v as MysqlDateTime;
+    if (d.year === 0 || d.month === 0 || d.day === 0) return null;
+    const y = adjust ? adjustYear(d.year) : d.year;
+    return utcMillis(y, d.month, d.day, d.hour, d.minute, d.second) * 1000 + d.micros;
+  };
+  if (opts.timePrecisionMode !== 'connect' && precision > 3) {
+    return {
+      schema: { type: 'int64', optional: false, name: 'io.debezium.time.MicroTimestamp', version: 1 },
+      fn: micros,
+      fallback: 0,
+      write: writeNumber,
+    };
+  }
+  const name =
+    opts.timePrecisionMode === 'connect' ? 'org.apache.kafka.connect.data.Timestamp' : 'io.debezium.time.Timestamp';
+  return {
+    schema: { type: 'int64', optional: false, name, version: 1 },
+    fn: (v) => {
+      const us = micros(v);
+      return us === null ? null : Math.floor(us / 1000);
+    },
+    fallback: 0,
+    write: writeNumber,
+  };
+}
+
+function timestampSpec(precision: number): Spec {
+  return {
+    schema: { type: 'string', optional: false, name: 'io.debezium.time.ZonedTimestamp', version: 1 },
+    fn: (v) => (v instanceof MysqlTimestamp ? zonedTimestampText(v, precision) : String(v)),
+    fallback: EPOCH_ISO,
+    write: writeString,
+  };
+}
+
+/**
+ * ZonedTimestamp.toIsoString(): with fsp > 0 exactly fsp fraction digits; without, ISO_OFFSET_DATE_TIME (fraction
+ * only when non-zero, trailing zeros dropped). Always UTC, "Z".
+ */
+export function zonedTimestampText(ts: MysqlTimestamp, precision: number): string | null {
+  if (ts.isZero) return null;
+  const base = new Date(ts.seconds * 1000).toISOString().slice(0, 19);
+  if (precision > 0) return `${base}.${String(ts.micros).padStart(6, '0').slice(0, precision)}Z`;
+  if (ts.micros === 0) return `${base}Z`;
+  let frac = String(ts.micros).padStart(6, '0');
+  while (frac.endsWith('0')) frac = frac.slice(0, -1);
+  return `${base}.${frac}Z`;
+}
+
+const ONE_DAY_MICROS = 86_400_000_000;
+
+function timeSpec(precision: number, opts: ResolvedOptions): Spec {
+  const mode = opts.timePrecisionMode;
+  if (mode === 'connect') {
+    return {
+      schema: { type: 'int32', optional: false, name: 'org.apache.kafka.connect.data.Time', version: 1 },
+      // Connect's Time only covers 00:00:00-24:00:00; Debezium logs and drops other values.
+      fn: (v) => {
+        const us = (v as MysqlTime).micros;
+        return us < 0 || us > ONE_DAY_MICROS ? null : Math.trunc(us / 1000);
+      },
+      fallback: 0,
+      write: writeNumber,
+    };
+  }
+  if (mode === 'adaptive' && precision <= 3) {
+    return {
+      schema: { type: 'int32', optional: false, name: 'io.debezium.time.Time', version: 1 },
+      fn: (v) => Math.trunc((v as MysqlTime).micros / 1000),
+      fallback: 0,
+      write: writeNumber,
+    };
+  }
+  return {
+    schema: { type: 'int64', optional: false, name: 'io.debezium.time.MicroTime', version: 1 },
+    fn: (v) => (v as MysqlTime).micros,
+    fallback: 0,
+    write: writeNumber,
+  };
+}
+
+function enumSpec(options: string[]): Spec {
+  return {
+    schema: {
+      type: 'string',
+      optional: false,
+      name: 'io.debezium.data.Enum',
+      version: 1,
+      parameters: { allowed: options.join(',') },
+    },
+    fn: (v) => {
+      if (typeof v === 'string') return v;
+      const index = Number(v);
+      if (index === 0) return ''; // MySQL's error value for invalid input
+      return index > 0 && index <= options.length ? options[index - 1] : null;
+    },
+    fallback: '',
+    write: writeString,
+  };
+}
+
+function setSpec(options: string[]): Spec {
+  return {
+    schema: {
+      type: 'string',
+      optional: false,
+      name: 'io.debezium.data.EnumSet',
+      version: 1,
+      parameters: { allowed: options.join(',') },
+    },
+    fn: (v) => {
+      if (typeof v === 'string') return v;
+      let mask = BigInt(v as number | bigint);
+      let out = '';
+      let first = true;
+      // Like convertSetValue(): a bit beyond the member list still adds a separator.
+      for (let i = 0; mask !== 0n; i++, mask >>= 1n) {
+        if ((mask & 1n) === 0n) continue;
+        if (!first) out += ',';
+        first = false;
+        if (i < options.length) out += options[i];
+      }
+      return out;
+    },
+    fallback: '',
+    write: writeString,
+  };
+}
+
+function jsonSpec(col: ColumnDef): Spec {
+  return {
+    schema: { type: 'string', optional: false, name: 'io.debezium.data.Json', version: 1 },
+    fn: (v) => {
+      if (v instanceof MysqlJson) return v.text.length === 0 ? (col.nullable ? null : '{}') : v.text;
+      if (v instanceof MysqlJsonPartial) {
+        throw new CdcError(
+          'BINLOG_UNSUPPORTED_EVENT',
+          `Partial JSON update for column ${col.name}: set binlog_row_value_options='' (Debezium requires full JSON images)`,
+        );
+      }
+      return String(v);
+    },
+    fallback: '{}',
+    write: writeString,
+  };
+}
+
+function splitGeometry(buf: Buffer): { wkb: Buffer; srid: number | null } {
+  const srid = buf.readInt32LE(0);
+  return { wkb: buf.subarray(4), srid: srid === 0 ? null : srid };
+}
+
+const GEOMETRY_FIELDS: ConnectSchema['fields'] = [
+  { field: 'wkb', schema: { type: 'bytes', optional: false } },
+  { field: 'srid', schema: { type: 'int32', optional: true } },
+  {
+    field: 'extensions',
+    schema: {
+      type: 'map',
+      keys: { type: 'string', optional: false },
+      values: { type: 'string', optional: false },
+      optional: true,
+    },
+  },
+];
+
+function geometrySpec(): Spec {
+  return {
+    // Geometry.builder() is optional() even for NOT NULL columns.
+    schema: {
+      type: 'struct',
+      fields: GEOMETRY_FIELDS,
+      optional: true,
+      name: 'io.debezium.data.geometry.Geometry',
+      version: 2,
+      doc: 'Geometry',
+    },
+    fn: (v) => {
+      const g = splitGeometry(v as Buffer);
+      return { wkb: g.wkb.toString('base64'), srid: g.srid, extensions: null };
+    },
+    fallback: { wkb: EMPTY_WKB_B64, srid: null, extensions: null },
+    write: writeAny,
+  };
+}
+
+function pointSpec(): Spec {
+  return {
+    schema: {
+      type: 'struct',
+      fields: [
+        { field: 'x', schema: { type: 'float64', optional: false } },
+        { field: 'y', schema: { type: 'float64', optional: false } },
+        { field: 'wkb', schema: { type: 'bytes', optional: true } },
+        { field: 'srid', schema: { type: 'int32', optional: true } },
+      ],
+      optional: false,
+      name: 'io.debezium.data.geometry.Point',
+      version: 1,
+      doc: 'Geometry (POINT)',
+    },
+    fn: (v) => {
+      const g = splitGeometry(v as Buffer);
+      const le = g.wkb[0] === 1;
+      const x = le ? g.wkb.readDoubleLE(5) : g.wkb.readDoubleBE(5);
+      const y = le ? g.wkb.readDoubleLE(13) : g.wkb.readDoubleBE(13);
+      return { x, y, wkb: g.wkb.toString('base64'), srid: g.srid };
+    },
+    fallback: { x: 0, y: 0, wkb: EMPTY_WKB_B64, srid: null },
+    write: writeAny,
+  };
+}
+
+function addressSpec(format: (b: Buffer) => string): Spec {
+  return {
+    schema: { type: 'string', optional: false },
+    fn: (v) => (Buffer.isBuffer(v) ? format(v) : String(v)),
+    fallback: '',
+    write: writeString,
+  };
+}
+
+function stringSpec(): Spec {
+  return {
+    schema: { type: 'string', optional: false },
+    fn: (v) => (typeof v === 'string' ? v : Buffer.isBuffer(v) ? v.toString('utf8') : String(v)),
+    fallback: '',
+    write: writeString,
+  };
+}
+
+function binaryOut(buf: Buffer, opts: ResolvedOptions): string {
+  switch (opts.binaryHandlingMode) {
+    case 'hex':
+      return buf.toString('hex');
+    case 'base64-url-safe':
+      return base64UrlSafe(buf);
+    default:
+      // 'bytes' is base64 in JSON (JsonConverter), 'base64' is a base64 string: same text, different schema.
+      return buf.toString('base64');
+  }
+}
+
+function binarySpec(fixedLength: number, opts: ResolvedOptions): Spec {
+  const mode = opts.binaryHandlingMode;
+  const toBuffer = (v: Exclude<CellValue, null | undefined>): Buffer => {
+    const b = Buffer.isBuffer(v) ? v : Buffer.from(String(v), 'utf8');
+    // DBZ-254: the binlog strips BINARY(n) trailing zero bytes; pad back to the declared length.
+    if (fixedLength > 0 && b.length < fixedLength) {
+      const padded = Buffer.alloc(fixedLength);
+      b.copy(padded);
+      return padded;
+    }
+    return b;
+  };
+  const encode =
+    mode === 'hex'
+      ? (b: Buffer) => b.toString('hex')
+      : mode === 'base64-url-safe'
+        ? base64UrlSafe
+        : (b: Buffer) => b.toString('base64');
+  return {
+    schema: { type: mode === 'bytes' ? 'bytes' : 'string', optional: false },
+    fn: (v) => encode(toBuffer(v)),
+    fallback: '',
+    write: writeString,
+  };
+}
+
+/**
+ * Column default (SQL text) as a CellValue, for the schema `default` and the NOT NULL fallback. Covers literals
+ * of the common types; expressions (CURRENT_TIMESTAMP, functions) yield undefined except TIMESTAMP's
+ * CURRENT_TIMESTAMP, which Debezium documents as 1970-01-01 00:00:00.
+ */
+export function parseDefault(col: ColumnDef, info: ColumnInfo): CellValue {
+  const text = col.defaultValue;
+  if (text === null) return null;
+  const t = text.trim();
+  const isNow = /^(current_timestamp|now|localtime|localtimestamp)\b/i.test(t);
+  try {
+    switch (info.base) {
+      case 'tinyint':
+      case 'smallint':
+      case 'mediumint':
+      case 'int':
+      case 'integer':
+      case 'year':
+        return Number.isFinite(Number(t)) ? Math.round(Number(t)) : undefined;
+      case 'bigint': {
+        if (!/^-?\d+(\.\d+)?$/.test(t)) return undefined;
+        const b = BigInt(t.split('.')[0]);
+        return b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b;
+      }
+      case 'float':
+      case 'double':
+      case 'real':
+        return Number.isFinite(Number(t)) ? Number(t) : undefined;
+      case 'decimal':
+      case 'numeric':
+        return /^[-+]?\d*\.?\d+$/.test(t) ? t : undefined;
+      case 'char':
+      case 'varchar':
+      case 'tinytext':
+      case 'text':
+      case 'mediumtext':
+      case 'longtext':
+        return text;
+      case 'enum': {
+        const i = (col.enumValues ?? []).indexOf(text);
+        return i >= 0 ? i + 1 : undefined;
+      }
+      case 'set': {
+        let mask = 0n;
+        for (const m of text.split(',')) {
+          const i = (col.enumValues ?? []).indexOf(m);
+          if (i >= 0) mask |= 1n << BigInt(i);
+        }
+        return mask;
+      }
+      case 'date': {
+        const m = /^(\d{1,4})-(\d{1,2})-(\d{1,2})$/.exec(t);
+        return m ? new MysqlDate(+m[1], +m[2], +m[3]) : undefined;
+      }
+      case 'datetime':
+      case 'timestamp': {
+        // The timestamp converter passes strings through, so the epoch ISO text stands in for the instant.
+        if (isNow) return info.base === 'timestamp' ? EPOCH_ISO : undefined;
+        const m = /^(\d{1,4})-(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d{1,6}))?$/.exec(t);
+        if (!m) return undefined;
+        const micros = m[7] ? Number(m[7].padEnd(6, '0')) : 0;
+        const p = fsp(col, info);
+        if (info.base === 'datetime') return new MysqlDateTime(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6], micros, p);
+        if (+m[2] === 0 || +m[3] === 0) return new MysqlTimestamp(0, 0, p);
+        return new MysqlTimestamp(utcMillis(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6]) / 1000, micros, p);
+      }
+      case 'time': {
+        const m = /^(-)?(\d+):(\d{1,2}):(\d{1,2})(?:\.(\d{1,6}))?$/.exec(t);
+        if (!m) return undefined;
+        const us =
+          ((+m[2] * 3600 + +m[3] * 60 + +m[4]) * 1_000_000 + (m[5] ? Number(m[5].padEnd(6, '0')) : 0)) *
+          (m[1] ? -1 : 1);
+        return new MysqlTime(us, fsp(col, info));
+      }
+      case 'bit': {
+        const m = /^b'([01]*)'$/i.exec(t);
+        const n = m ? BigInt(`0b${m[1] || '0'}`) : /^\d+$/.test(t) ? BigInt(t) : undefined;
+        if (n === undefined) return undefined;
+        const bytes = Math.ceil((info.length ?? 1) / 8);
+        return Buffer.from(
+          n
+            .toString(16)
+            .padStart(bytes * 2, '0')
+            .slice(-bytes * 2),
+          'hex',
+        );
+      }
+      case 'bool':
+      case 'boolean':
+        return /^(true|1)$/i.test(t) ? 1 : /^(false|0)$/i.test(t) ? 0 : undefined;
+      default:
+        return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+}

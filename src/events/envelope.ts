@@ -1,0 +1,307 @@
+/**
+ * Data change events: the compiled per-table TableEventBuilder turning CellValue rows into Debezium MySQL
+ * connector records (Envelope: before, after, source, transaction, op, ts_ms, ts_us, ts_ns — the field order
+ * of Debezium's envelope schema), with keys, primary-key-change handling, tombstones and skipped operations.
+ */
+import type { SinkRecord } from '../sinks/sink.js';
+import { recordSize } from '../sinks/sink.js';
+import type { TableDef } from '../source/mysql/schema/model.js';
+import type { CellValue, Row } from '../source/mysql/values.js';
+import { columnMapping, isColumnIncluded } from './column-filters.js';
+import { columnInfo } from './column-info.js';
+import { type ConnectField, type ConnectSchema, type JsonValue, schemaToJson, withSchema } from './connect-schema.js';
+import { createFieldConverter, type Writer } from './converters.js';
+import { createKeyEncoder, type KeyEncoder } from './key.js';
+import { type EventOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { adjustSchemaName, dataChangeTopic } from './topics.js';
+import { TRANSACTION_BLOCK_SCHEMA, type TransactionContext, transactionBlockJson } from './transaction.js';
+
+/** `source.snapshot` values (io.debezium.connector.SnapshotRecord, lower-cased). */
+export type SnapshotMarker =
+  | 'true'
+  | 'first'
+  | 'first_in_data_collection'
+  | 'last_in_data_collection'
+  | 'last'
+  | 'false'
+  | 'incremental';
+
+/** Where a row change came from; becomes the `source` block (db and table come from the builder's table). */
+export interface SourceInfo {
+  /** Time of the change at the source, epoch milliseconds (binlog event timestamp). */
+  tsMs: number;
+  /** Same in microseconds when known (e.g. original_commit_timestamp); defaults to tsMs * 1000. */
+  tsUs?: number;
+  /** Defaults to 'false' (streaming). */
+  snapshot?: SnapshotMarker;
+  serverId: number;
+  /** GTID of the current transaction, when GTIDs are on. */
+  gtid?: string | null;
+  file: string;
+  pos: number;
+  /** Row number within the rows event. */
+  row: number;
+  thread?: number | null;
+  /** The originating SQL (binlog_rows_query_log_events + include.query). */
+  query?: string | null;
+}
+
+const SNAPSHOT_VALUES = 'true,first,first_in_data_collection,last_in_data_collection,last,false,incremental';
+
+/** io.debezium.connector.mysql.Source schema, field order as BinlogSourceInfoStructMaker builds it. */
+export function sourceSchema(connector: 'mysql' | 'mariadb'): ConnectSchema {
+  const f = (field: string, type: ConnectSchema['type'], optional: boolean): ConnectField => ({
+    field,
+    schema: { type, optional },
+  });
+  return {
+    type: 'struct',
+    fields: [
+      f('version', 'string', false),
+      f('connector', 'string', false),
+      f('name', 'string', false),
+      f('ts_ms', 'int64', false),
+      {
+        field: 'snapshot',
+        schema: {
+          type: 'string',
+          optional: true,
+          name: 'io.debezium.data.Enum',
+          version: 1,
+          parameters: { allowed: SNAPSHOT_VALUES },
+          default: 'false',
+        },
+      },
+      f('db', 'string', false),
+      f('sequence', 'string', true),
+      f('ts_us', 'int64', true),
+      f('ts_ns', 'int64', true),
+      f('table', 'string', true),
+      f('server_id', 'int64', false),
+      f('gtid', 'string', true),
+      f('file', 'string', false),
+      f('pos', 'int64', false),
+      f('row', 'int32', false),
+      f('thread', 'int64', true),
+      f('query', 'string', true),
+    ],
+    optional: false,
+    name: `io.debezium.connector.${connector}.Source`,
+    version: 1,
+  };
+}
+
+function optionalString(s: string | null | undefined): string {
+  return s === null || s === undefined ? 'null' : JSON.stringify(s);
+}
+
+/** The `source` block as JSON text for any event (schema changes use a table list or null table). */
+export function renderSource(opts: ResolvedOptions, db: string, table: string | null, s: SourceInfo): string {
+  const us = s.tsUs ?? s.tsMs * 1000;
+  const ms = s.tsUs === undefined ? s.tsMs : Math.floor(us / 1000);
+  return (
+    `{"version":${JSON.stringify(opts.sourceVersion)},"connector":${JSON.stringify(opts.connectorName)},` +
+    `"name":${JSON.stringify(opts.topicPrefix)},"ts_ms":${ms},"snapshot":"${s.snapshot ?? 'false'}",` +
+    `"db":${JSON.stringify(db)},"sequence":null,"ts_us":${us},"ts_ns":${us}000,"table":${optionalString(table)},` +
+    `"server_id":${s.serverId},"gtid":${optionalString(s.gtid)},"file":${JSON.stringify(s.file)},"pos":${s.pos},` +
+    `"row":${s.row},"thread":${s.thread ?? 'null'},"query":${optionalString(s.query)}}`
+  );
+}
+
+/** Header names Debezium sets on primary key changes. */
+export const PK_UPDATE_NEWKEY_HEADER = '__debezium.newkey';
+export const PK_UPDATE_OLDKEY_HEADER = '__debezium.oldkey';
+
+type Op = 'c' | 'u' | 'd' | 'r' | 't';
+
+/**
+ * Compiled event builder for one version of one table. Build it once per TableDef version (after each DDL) and
+ * reuse it for every row: converters, filters, masks, schema JSON and constant JSON fragments are fixed here.
+ */
+export class TableEventBuilder {
+  readonly topic: string;
+  /** `db.table`: SinkRecord.table and the transaction data collection name. */
+  readonly tableId: string;
+  readonly keySchema: ConnectSchema | null;
+  readonly valueSchema: ConnectSchema;
+  readonly envelopeSchema: ConnectSchema;
+  private readonly opts: ResolvedOptions;
+  private readonly key: KeyEncoder | null;
+  private readonly keySchemaJson: string;
+  private readonly envelopeSchemaJson: string;
+  private readonly positions: number[];
+  private readonly prefixes: string[];
+  private readonly converters: Array<(v: CellValue) => JsonValue>;
+  private readonly writers: Writer[];
+  private readonly sourcePrefix: string;
+  private readonly sourceTable: string;
+  private readonly skip: Set<string>;
+
+  constructor(
+    readonly table: TableDef,
+    options: EventOptions | ResolvedOptions,
+  ) {
+    const opts =
+      'clockMicros' in options && options.clockMicros ? (options as ResolvedOptions) : resolveOptions(options);
+    this.opts = opts;
+    this.tableId = `${table.database}.${table.name}`;
+    this.topic = dataChangeTopic(opts.topicPrefix, table.database, table.name);
+    const adjust = (n: string) => adjustSchemaName(n, opts.schemaNameAdjustmentMode);
+
+    this.key = createKeyEncoder(table, adjust(`${this.topic}.Key`), opts);
+    this.keySchema = this.key?.schema ?? null;
+    this.keySchemaJson = this.keySchema ? schemaToJson(this.keySchema) : 'null';
+
+    const fields: ConnectField[] = [];
+    this.positions = [];
+    this.prefixes = [];
+    this.converters = [];
+    this.writers = [];
+    for (const col of table.columns) {
+      const fqn = `${this.tableId}.${col.name}`;
+      if (!isColumnIncluded(fqn, opts)) continue;
+      const info = columnInfo(col);
+      const fc = createFieldConverter(col, opts, info);
+      const mapping = columnMapping(fqn, this.tableId, col, info, fc.schema, opts);
+      let convert = fc.convert;
+      if (mapping) {
+        fc.schema.parameters = { ...fc.schema.parameters, ...mapping.parameters };
+        const map = mapping.map;
+        if (map) convert = (v) => map(fc.convert(v));
+      }
+      fields.push({ field: col.name, schema: fc.schema });
+      this.prefixes.push(`${this.positions.length === 0 ? '{' : ','}${JSON.stringify(col.name)}:`);
+      this.positions.push(col.position);
+      this.converters.push(convert);
+      this.writers.push(fc.write);
+    }
+    this.valueSchema = { type: 'struct', fields, optional: true, name: adjust(`${this.topic}.Value`) };
+    this.envelopeSchema = {
+      type: 'struct',
+      fields: [
+        { field: 'before', schema: this.valueSchema },
+        { field: 'after', schema: this.valueSchema },
+        { field: 'source', schema: sourceSchema(opts.connectorName) },
+        { field: 'transaction', schema: TRANSACTION_BLOCK_SCHEMA },
+        { field: 'op', schema: { type: 'string', optional: false } },
+        { field: 'ts_ms', schema: { type: 'int64', optional: true } },
+        { field: 'ts_us', schema: { type: 'int64', optional: true } },
+        { field: 'ts_ns', schema: { type: 'int64', optional: true } },
+      ],
+      optional: false,
+      name: adjust(`${this.topic}.Envelope`),
+      version: 2,
+    };
+    this.envelopeSchemaJson = schemaToJson(this.envelopeSchema);
+    this.sourcePrefix = `{"version":${JSON.stringify(opts.sourceVersion)},"connector":${JSON.stringify(opts.connectorName)},"name":${JSON.stringify(opts.topicPrefix)},"ts_ms":`;
+    this.sourceTable = `,"db":${JSON.stringify(table.database)},"sequence":null,`;
+    this.skip = new Set(opts.skippedOperations);
+  }
+
+  /** The value struct (before/after) of a row as JSON text, with filtering, conversion and masking applied. */
+  rowJson(row: Row): string {
+    const n = this.positions.length;
+    if (n === 0) return '{}';
+    let out = '';
+    for (let i = 0; i < n; i++) out += this.prefixes[i] + this.writers[i](this.converters[i](row[this.positions[i]]));
+    return `${out}}`;
+  }
+
+  /** Key payload JSON text of a row, or null for keyless tables. */
+  keyJson(row: Row): string | null {
+    return this.key ? this.key.encode(row) : null;
+  }
+
+  /** INSERT → op 'c'. */
+  insert(after: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
+    const out: SinkRecord[] = [];
+    this.emit(out, 'c', this.keyJson(after), null, this.rowJson(after), source, tx, undefined);
+    return out;
+  }
+
+  /** Snapshot row → op 'r' (source.snapshot should say which snapshot row it is). */
+  read(row: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
+    const out: SinkRecord[] = [];
+    this.emit(out, 'r', this.keyJson(row), null, this.rowJson(row), source, tx, undefined);
+    return out;
+  }
+
+  /** UPDATE → op 'u', or delete + tombstone + create with key headers when the key changed. */
+  update(before: Row, after: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
+    const out: SinkRecord[] = [];
+    const oldKey = this.keyJson(before);
+    const newKey = this.keyJson(after);
+    const beforeJson = this.rowJson(before);
+    const afterJson = this.rowJson(after);
+    if (oldKey === null || oldKey === newKey) {
+      this.emit(out, 'u', newKey, beforeJson, afterJson, source, tx, undefined);
+      return out;
+    }
+    this.emit(out, 'd', oldKey, beforeJson, null, source, tx, { [PK_UPDATE_NEWKEY_HEADER]: newKey ?? 'null' });
+    this.emit(out, 'c', newKey, null, afterJson, source, tx, { [PK_UPDATE_OLDKEY_HEADER]: oldKey });
+    return out;
+  }
+
+  /** DELETE → op 'd', followed by a tombstone when tombstonesOnDelete. */
+  delete(before: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
+    const out: SinkRecord[] = [];
+    this.emit(out, 'd', this.keyJson(before), this.rowJson(before), null, source, tx, undefined);
+    return out;
+  }
+
+  /** TRUNCATE → op 't' with a null key (skipped unless skippedOperations leaves 't' out). */
+  truncate(source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
+    const out: SinkRecord[] = [];
+    this.emit(out, 't', null, null, null, source, tx, undefined);
+    return out;
+  }
+
+  /** The `source` block as JSON text. */
+  sourceJson(s: SourceInfo): string {
+    const us = s.tsUs ?? s.tsMs * 1000;
+    const ms = s.tsUs === undefined ? s.tsMs : Math.floor(us / 1000);
+    return (
+      `${this.sourcePrefix}${ms},"snapshot":"${s.snapshot ?? 'false'}"${this.sourceTable}"ts_us":${us},"ts_ns":${us}000,` +
+      `"table":${JSON.stringify(this.table.name)},"server_id":${s.serverId},"gtid":${optionalString(s.gtid)},` +
+      `"file":${JSON.stringify(s.file)},"pos":${s.pos},"row":${s.row},"thread":${s.thread ?? 'null'},` +
+      `"query":${optionalString(s.query)}}`
+    );
+  }
+
+  private emit(
+    out: SinkRecord[],
+    op: Op,
+    keyPayload: string | null,
+    before: string | null,
+    after: string | null,
+    source: SourceInfo,
+    tx: TransactionContext | undefined,
+    headers: Record<string, string> | undefined,
+  ): void {
+    if (op !== 'r' && this.skip.has(op)) return;
+    let txJson = 'null';
+    if (tx && this.opts.provideTransactionMetadata) {
+      const t = tx.event(this.tableId);
+      if (t.begin) out.push(t.begin);
+      txJson = transactionBlockJson(t.block);
+    }
+    const nowUs = this.opts.clockMicros();
+    const payload =
+      `{"before":${before ?? 'null'},"after":${after ?? 'null'},"source":${this.sourceJson(source)},` +
+      `"transaction":${txJson},"op":"${op}","ts_ms":${Math.floor(nowUs / 1000)},"ts_us":${nowUs},"ts_ns":${nowUs}000}`;
+    const schemas = this.opts.schemasEnable;
+    const key = keyPayload === null ? null : schemas ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;
+    const value = schemas ? withSchema(this.envelopeSchemaJson, payload) : payload;
+    const record: SinkRecord = { topic: this.topic, key, value, table: this.tableId, sizeBytes: 0 };
+    if (headers) record.headers = headers;
+    record.sizeBytes = recordSize(key, value, headers);
+    out.push(record);
+    if (op === 'd' && this.opts.tombstonesOnDelete) {
+      // The tombstone copies the delete's key and headers (EventDispatcher: record.newRecord(..., record.headers())).
+      const tomb: SinkRecord = { topic: this.topic, key, value: null, table: this.tableId, sizeBytes: 0 };
+      if (headers) tomb.headers = headers;
+      tomb.sizeBytes = recordSize(key, null, headers);
+      out.push(tomb);
+    }
+  }
+}
