@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import {
@@ -106,6 +108,54 @@ describe('MariaDB harness lifecycle', () => {
       await s.stop();
     }
   });
+});
+
+/** Dead or a zombie awaiting its reaper (what `kill -0` cannot tell apart). */
+function isDead(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+async function waitUntil(what: string, cond: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('no mariadbd outlives its parent', () => {
+  const harness = fileURLToPath(new URL('../harness/mariadb.ts', import.meta.url));
+  const script = `const { startMariaDb } = await import(${JSON.stringify(harness)});
+const s = await startMariaDb();
+console.log(JSON.stringify({ pid: s.pid, datadir: s.datadir }));
+setInterval(() => {}, 1000);`;
+
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
+    it(`parent killed with ${signal}`, async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const exited = new Promise((r) => child.once('exit', r));
+      let out = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (d: string) => {
+        out += d;
+      });
+      await waitUntil('the child to start mariadbd', () => out.includes('\n'), 30_000);
+      const { pid, datadir } = JSON.parse(out) as { pid: number; datadir: string };
+      assert.equal(isDead(pid), false);
+      child.kill(signal);
+      await exited;
+      await waitUntil(`mariadbd ${pid} to die`, () => isDead(pid));
+      // Exit hooks remove the datadir; after SIGKILL the next startMariaDb() sweeps it instead.
+      if (signal !== 'SIGKILL') assert.equal(existsSync(datadir), false);
+      else rmSync(datadir, { recursive: true, force: true });
+    });
+  }
 });
 
 describe('AWS stand-ins', () => {

@@ -15,6 +15,7 @@ import {
   formatPreflightReport,
   PreflightError,
   type PreflightReport,
+  parseGrants,
   runPreflight,
 } from '../../src/source/mysql/preflight.js';
 import { useMariaDb } from '../harness/fixtures.js';
@@ -340,5 +341,25 @@ describe('TLS modes against a server with a test CA', () => {
     await assert.rejects(openPool({ ...base, host: '127.0.0.1', ssl: { mode: 'verify_identity', ca } }), {
       reason: 'tls',
     });
+  });
+});
+
+describe('parseGrants (MySQL 8 / Aurora / MariaDB spellings, no server needed)', () => {
+  it('normalises privilege names, scopes, ALL, column lists and roles', () => {
+    const g = parseGrants([
+      'GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO `cdc`@`%`',
+      'GRANT BACKUP_ADMIN,REPLICATION_SLAVE_ADMIN ON *.* TO `cdc`@`%`',
+      'GRANT SELECT (`a`, `b`), LOCK TABLES ON `shop`.`orders` TO `cdc`@`%`',
+      'GRANT `reader`@`%` TO `cdc`@`%`',
+    ]);
+    assert.ok(g.global.has('REPLICATION SLAVE'));
+    assert.ok(g.global.has('REPLICATION SLAVE ADMIN'), 'dynamic privilege kept, not confused with REPLICATION SLAVE');
+    assert.ok(g.scoped.has('LOCK TABLES') && !g.global.has('LOCK TABLES'));
+    assert.ok(g.scoped.has('SELECT'));
+    assert.equal(g.roles, true);
+    const all = parseGrants(["GRANT ALL ON *.* TO 'root'@'localhost' WITH GRANT OPTION"]);
+    assert.ok(all.global.has('ALL PRIVILEGES'));
+    const maria = parseGrants(['GRANT BINLOG MONITOR, SLAVE MONITOR ON *.* TO `m`@`%`']);
+    assert.deepEqual([...maria.global].sort(), ['BINLOG MONITOR', 'SLAVE MONITOR']);
   });
 });
