@@ -598,11 +598,13 @@ class Reader {
   url(key: string): void {
     const v = this.values.get(key)?.trim();
     if (!v) return;
+    let ok = /^https?:\/\//i.test(v);
     try {
       new URL(v);
     } catch {
-      this.add(key, `'${v}' is not a URL.`, 'write it with a scheme, e.g. http://localhost:4566.');
+      ok = false;
     }
+    if (!ok) this.add(key, `'${v}' is not an http(s) URL.`, 'write it with a scheme, e.g. http://localhost:4566.');
   }
 
   positive(key: string, text: string | undefined): number {
