@@ -517,7 +517,10 @@ async function finishSetup(sp: Spawned, ctx: SetupCtx): Promise<MariaDbServer> {
     host: HOST,
     port: ctx.port,
     user: o.user ?? admin.user,
-    password: o.password ?? (o.user === undefined || o.user === admin.user ? admin.password : ''),
+    // Known users need no password argument: connect({ user: server.aurora.user }) just works.
+    password:
+      o.password ??
+      (o.user === undefined || o.user === admin.user ? admin.password : o.user === aurora.user ? aurora.password : ''),
     database: o.database,
     multipleStatements: o.multipleStatements ?? false,
     charset: 'utf8mb4',
