@@ -30,7 +30,13 @@ function notes(p: PropertyDef): string {
     );
   if (p.min !== undefined || p.max !== undefined)
     if (p.type === 'int' || p.type === 'long')
-      extra.push(p.max !== undefined ? `Range ${p.min ?? ''}–${p.max}.` : `Minimum ${p.min}.`);
+      extra.push(
+        p.min === p.max
+          ? `Must be ${p.min}.`
+          : p.max !== undefined
+            ? `Range ${p.min ?? ''}–${p.max}.`
+            : `Minimum ${p.min}.`,
+      );
   if (p.secret) extra.push('Secret: never printed.');
   return extra.length ? ` ${extra.join(' ')}` : '';
 }

@@ -228,12 +228,18 @@ export function envToConfig(env: Readonly<Record<string, string | undefined>>, o
     if (key) values[key] = value;
     else {
       const [guess] = suggest(name.toUpperCase(), index.keys());
+      const upper = name.toUpperCase();
+      const fix = upper.startsWith('CDC_TRANSFORMS_')
+        ? 'list the transform name in transforms (CDC_TRANSFORMS) so the variable can be mapped, or unset it.'
+        : upper.startsWith('CDC_SNAPSHOT_SELECT_STATEMENT_OVERRIDES_')
+          ? 'list the table in snapshot.select.statement.overrides so the variable can be mapped, or use --set.'
+          : guess
+            ? `did you mean ${guess} (${index.get(guess)})? Otherwise unset it.`
+            : 'unset it, or set the property in the config file or with --set (see docs/configuration.md).';
       problems.push({
         property: name,
         message: 'is a CDC_ environment variable that names no configuration property.',
-        fix: guess
-          ? `did you mean ${guess} (${index.get(guess)})? Otherwise unset it.`
-          : 'unset it, or set the property in the config file or with --set (see docs/configuration.md).',
+        fix,
       });
     }
   }

@@ -69,6 +69,12 @@ describe('environment variables', () => {
     assert.equal(problems[0].property, 'CDC_DATABSE_HOSTNAME');
     assert.match(problems[0].fix, /CDC_DATABASE_HOSTNAME \(database\.hostname\)/);
   });
+
+  it('a transform variable whose transform is not listed explains how to make it mappable', () => {
+    const { problems } = envToConfig({ CDC_TRANSFORMS_UNWRAP_TYPE: 'X' });
+    assert.equal(problems.length, 1);
+    assert.match(problems[0].fix, /list the transform name in transforms/);
+  });
 });
 
 describe('--set overrides', () => {
