@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { describe, test } from 'node:test';
 import { crc32 } from 'node:zlib';
+import { BinlogDecoder } from '../../src/source/mysql/binlog/decoder.js';
 import {
   BinlogAuthError,
   BinlogPositionLostError,
@@ -126,6 +127,28 @@ describe('BinlogReplicationClient', () => {
     // ANNOTATE_ROWS carries the statement text: proof the events are the ones we caused.
     assert.match(reference[1].raw.toString('latin1'), /INSERT INTO .*\.t VALUES \(1, 'a'\)/);
     assert.match(reference[6].raw.toString('latin1'), /UPDATE .*\.t SET v = 'b'/);
+    // And the decoder (which verifies every CRC32) reads the row changes back from the raw events.
+    const decoder = new BinlogDecoder();
+    decoder.setChecksum(client.session?.checksumAlgorithm === 'CRC32' ? 'CRC32' : 'NONE');
+    const changes = evs
+      .map((e) => decoder.decode(e.raw, e.position))
+      .flatMap((d): unknown[][] => {
+        if (d.type === 'WRITE_ROWS' || d.type === 'DELETE_ROWS') return [[d.type, d.table.table, ...d.rows]];
+        if (d.type === 'UPDATE_ROWS') return [[d.type, d.table.table, ...d.rows.map((r) => [r.before, r.after])]];
+        return [];
+      });
+    assert.deepEqual(changes, [
+      ['WRITE_ROWS', 't', [1, 'a']],
+      [
+        'UPDATE_ROWS',
+        't',
+        [
+          [1, 'a'],
+          [1, 'b'],
+        ],
+      ],
+      ['DELETE_ROWS', 't', [1, 'b']],
+    ]);
     assert.equal(client.state.connected, false);
     assert.ok(client.state.bytesReceived >= reference.reduce((n, e) => n + e.raw.length, 0));
   });

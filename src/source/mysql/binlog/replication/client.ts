@@ -281,12 +281,17 @@ export class BinlogReplicationClient implements AsyncIterable<RawBinlogEvent> {
 
     // Announcing the checksum algorithm is mandatory: servers refuse to stream checksummed events otherwise.
     const sets = ['@master_binlog_checksum = @@global.binlog_checksum'];
-    if (this.heartbeatMs > 0)
-      sets.push(`@master_heartbeat_period = ${BigInt(Math.round(this.heartbeatMs)) * 1_000_000n}`);
+    const heartbeatNs = BigInt(Math.round(this.heartbeatMs)) * 1_000_000n;
+    if (this.heartbeatMs > 0) sets.push(`@master_heartbeat_period = ${heartbeatNs}`);
     const writeTimeout = opts.serverWriteTimeoutSeconds ?? 600;
     if (writeTimeout > 0) sets.push(`@@session.net_write_timeout = ${Math.ceil(writeTimeout)}`);
     const params: string[] = [];
     const start = opts.start;
+    if (flavor === 'mysql') {
+      // MySQL 8.0.26+ reads the `source_` names first; older servers ignore unknown user variables.
+      sets.push('@source_binlog_checksum = @@global.binlog_checksum');
+      if (this.heartbeatMs > 0) sets.push(`@source_heartbeat_period = ${heartbeatNs}`);
+    }
     if (flavor === 'mariadb') {
       // Capability 4 (GTID): the server sends GTID/ANNOTATE events as they are instead of rewriting them for
       // old replicas.
