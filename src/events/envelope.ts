@@ -141,8 +141,8 @@ export class TableEventBuilder {
     readonly table: TableDef,
     options: EventOptions | ResolvedOptions,
   ) {
-    const opts =
-      'clockMicros' in options && options.clockMicros ? (options as ResolvedOptions) : resolveOptions(options);
+    // resolveOptions is idempotent, so already-resolved options pass through unchanged.
+    const opts = resolveOptions(options);
     this.opts = opts;
     this.tableId = `${table.database}.${table.name}`;
     this.topic = dataChangeTopic(opts.topicPrefix, table.database, table.name);
