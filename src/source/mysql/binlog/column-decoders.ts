@@ -244,7 +244,11 @@ export function columnSkipper(col: ColumnInfo): (r: ByteReader) => void {
       r.pos += len;
     };
   }
-  if (size >= 0) return (r) => void (r.pos += size);
+  if (size >= 0) {
+    return (r) => {
+      r.pos += size;
+    };
+  }
   const decode = columnDecoder(col, undefined);
   return (r) => void decode(r);
 }

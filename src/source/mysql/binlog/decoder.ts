@@ -357,7 +357,7 @@ export class BinlogDecoder {
         return { type: 'UNKNOWN_IGNORABLE', header, typeCode: type };
     }
     if (OTHER_TYPES.has(type)) return { type: 'OTHER', header, name: eventTypeName(type), body: r.rest() };
-    if (header.flags & LOG_EVENT_IGNORABLE_F) return { type: 'UNKNOWN_IGNORABLE', header, typeCode: type };
+    if ((header.flags & LOG_EVENT_IGNORABLE_F) !== 0) return { type: 'UNKNOWN_IGNORABLE', header, typeCode: type };
     throw new BinlogUnsupportedEventError(
       `event at position ${r.eventPosition}: unknown event type ${type} (size ${header.eventSize}) not flagged ignorable; this server version writes events this decoder does not know — upgrade serverless-cdc or report the server version`,
       type,
@@ -368,13 +368,13 @@ export class BinlogDecoder {
   private decodeTableMapEvent(r: ByteReader, header: EventHeader): TableMapEvent {
     const tableIdSize = this.postHeaderLength(EventType.TABLE_MAP) === 6 ? 4 : 6;
     const body = r.buf.subarray(r.pos, r.end);
-    const ev = decodeTableMap(r, header, tableIdSize);
-    const cached = this.tables.get(ev.tableId);
-    if (cached && cached.body.equals(body)) {
-      // Same table definition as before: keep the compiled decoder, refresh the event header.
-      cached.decoder.table.header = header;
-      return cached.decoder.table;
+    if (body.length >= tableIdSize) {
+      const tableId = tableIdSize === 6 ? body.readUIntLE(0, 6) : body.readUInt32LE(0);
+      const cached = this.tables.get(tableId);
+      // Transactions re-send the same TABLE_MAP: reuse the decoded map and its compiled row decoder.
+      if (cached?.body.equals(body)) return { ...cached.decoder.table, header };
     }
+    const ev = decodeTableMap(r, header, tableIdSize);
     const { columnHints, includeColumns } = this.options;
     const hints = columnHints?.(ev.database, ev.table, ev.columnCount);
     const include = includeColumns

@@ -193,7 +193,6 @@ export function formatDouble(d: number): string {
 
 /** JSON string quoting as MySQL does it: only ", \ and control characters are escaped. */
 export function quote(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what we look for
   if (!/["\\\u0000-\u001f]/.test(s)) return `"${s}"`;
   let out = '"';
   for (let i = 0; i < s.length; i++) {

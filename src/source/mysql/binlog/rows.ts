@@ -73,7 +73,7 @@ function decodeImage(r: ByteReader, td: TableDecoder, width: number, present: nu
   const excluded = td.excluded;
   for (let k = 0; k < n; k++) {
     const i = present[k];
-    if ((buf[nullAt + (k >> 3)] & (1 << (k & 7))) !== 0) row[i] = excluded !== null && excluded[i] ? undefined : null;
+    if ((buf[nullAt + (k >> 3)] & (1 << (k & 7))) !== 0) row[i] = excluded?.[i] ? undefined : null;
     else row[i] = decoders[i](r);
   }
   if (r.pos > r.end) {
