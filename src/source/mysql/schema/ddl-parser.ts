@@ -490,7 +490,7 @@ class Parser {
       if (!this.isOp(')')) {
         for (;;) {
           const tok = this.next();
-          if (tok.kind === 'string') (spec.values ??= []).push(tok.text);
+          if (tok.kind === 'string') spec.values = [...(spec.values ?? []), tok.text];
           else if (tok.kind === 'number') spec.args.push(tok.text);
           else throw new DdlSyntaxError(`unexpected '${tok.text}' in type arguments of ${name}`, tok.pos);
           if (this.acceptOp(',')) continue;
@@ -507,7 +507,9 @@ class Parser {
       else if (this.acceptWord('ZEROFILL')) {
         spec.zerofill = true;
         spec.unsigned = true;
-      } else if (this.acceptWord('BINARY') || this.acceptWord('BYTE')) spec.binaryAttr = true;
+      } else if (this.acceptWord('BINARY')) spec.binaryAttr = true;
+      else if (this.acceptWord('BYTE'))
+        spec.charset = 'binary'; // CHAR BYTE = BINARY
       else if (this.acceptWord('ASCII')) spec.charset = 'latin1';
       else if (this.acceptWord('UNICODE')) spec.charset = 'ucs2';
       else if (this.acceptWord('CHARACTER', 'SET') || this.acceptWord('CHARSET') || this.acceptWord('CHAR', 'SET')) {

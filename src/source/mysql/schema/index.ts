@@ -7,6 +7,18 @@ export { parseWithNodeSqlParser } from './fallback-parser.js';
 export type { ColumnDef, DatabaseDef, TableDef } from './model.js';
 export { tableId } from './model.js';
 export {
+  columnFromInformationSchema,
+  type LoadedSchema,
+  type LoadSchemaOptions,
+  loadSchema,
+  parseEnumValues,
+  readServerInfo,
+  type ServerInfo,
+  type SqlQueryable,
+  seedTracker,
+  trackerOptionsFor,
+} from './schema-loader.js';
+export {
   type AppliedDdl,
   type ApplyContext,
   type SchemaSnapshot,
@@ -14,4 +26,11 @@ export {
   type SchemaTrackerOptions,
   type TableChange,
 } from './schema-tracker.js';
+export {
+  checkTableMap,
+  expectedTypeCodes,
+  type TableMapInfo,
+  type TableMapMismatch,
+  type TableMapMismatchKind,
+} from './table-map-check.js';
 export { splitStatements, tokenize } from './tokenizer.js';

@@ -582,8 +582,9 @@ export class SchemaTracker {
         applyDefault(table.columns[need(spec.name)], spec.default);
         return;
       case 'DROP_DEFAULT': {
+        // Without a default a nullable column still defaults to NULL (as the server reports it).
         const col = table.columns[need(spec.name)];
-        col.hasDefault = false;
+        col.hasDefault = col.nullable;
         col.defaultValue = null;
         return;
       }
