@@ -388,6 +388,47 @@ describe('ResilientBinlogStream', () => {
     },
   );
 
+  test(
+    'retries a refused connection with backoff, then gives up; stop() cancels a pending retry',
+    TIMEOUT,
+    async () => {
+      const closed = createServer();
+      await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+      const addr = closed.address();
+      assert.ok(addr && typeof addr === 'object');
+      await new Promise<void>((r) => closed.close(() => r()));
+      const base = {
+        connection: { host: '127.0.0.1', port: addr.port, user: 'x', password: 'y' },
+        serverId: nextServerId++,
+        resumePosition: () => ({ file: 'b.000001', pos: 4 }),
+      };
+
+      const giveUp = new ResilientBinlogStream({ ...base, initialDelayMs: 5, maxDelayMs: 20, maxAttempts: 3 });
+      await assert.rejects(
+        collect(giveUp, () => true),
+        (e: unknown) => {
+          assert.ok(e instanceof Error && 'code' in e && e.code === 'BINLOG_STREAM', String(e));
+          assert.match(e.message, /gave up .* after 3 consecutive failed attempts: .*ECONNREFUSED/);
+          return true;
+        },
+      );
+      assert.equal(giveUp.state.reconnects, 2);
+      assert.equal(giveUp.state.disconnects, 0, 'never connected, so nothing was lost');
+
+      const patient = new ResilientBinlogStream({
+        ...base,
+        initialDelayMs: 60_000,
+        maxAttempts: Number.POSITIVE_INFINITY,
+      });
+      const done = collect(patient, () => true);
+      await waitFor(async () => patient.state.consecutiveFailures === 1, 'the first failed attempt');
+      const t0 = Date.now();
+      await patient.stop();
+      assert.deepEqual(await done, []);
+      assert.ok(Date.now() - t0 < 5_000, 'stop() did not wait out the 30-60 s backoff');
+    },
+  );
+
   test('the heartbeat watchdog reconnects a connection that went silent', TIMEOUT, async () => {
     const s = server();
     const db = await s.createDatabase('silent');

@@ -102,6 +102,8 @@ test('classifies server and network errors', () => {
   const reset = classifyError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), at, 9);
   assert.ok(reset instanceof BinlogStreamError && reset.retriable);
   assert.equal(reset.code, 'BINLOG_STREAM');
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', errno: -111 });
+  assert.ok(classifyError(refused, at, 9).retriable);
   assert.ok(classifyError(server(1927, 'Connection was killed'), at, 9).retriable);
   assert.ok(!classifyError(server(1193, 'Unknown system variable'), at, 9).retriable);
 });

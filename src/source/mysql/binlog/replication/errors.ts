@@ -96,7 +96,8 @@ export function classifyError(
 ): CdcError {
   if (err instanceof CdcError) return err;
   const f = (typeof err === 'object' && err !== null ? err : {}) as Mysql2ErrorFields;
-  const errno = typeof f.errno === 'number' ? f.errno : undefined;
+  // Only server error packets carry sqlMessage; socket errors have negative OS errnos (ECONNREFUSED = -111).
+  const errno = typeof f.errno === 'number' && typeof f.sqlMessage === 'string' ? f.errno : undefined;
   const code = typeof f.code === 'string' ? f.code : undefined;
   const serverMessage = typeof f.sqlMessage === 'string' ? f.sqlMessage : errorMessage(err);
 
