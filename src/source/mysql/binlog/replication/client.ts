@@ -97,7 +97,7 @@ export class BinlogReplicationClient implements AsyncIterable<RawBinlogEvent> {
   private resolveReady: (() => void) | undefined;
   private rejectReady: ((err: Error) => void) | undefined;
 
-  private readonly queue: RawBinlogEvent[] = [];
+  private readonly queue: (RawBinlogEvent | undefined)[] = [];
   private head = 0;
   private waiter: Waiter | undefined;
   private failure: Error | undefined;
@@ -211,8 +211,8 @@ export class BinlogReplicationClient implements AsyncIterable<RawBinlogEvent> {
   }
 
   private take(): RawBinlogEvent {
-    const ev = this.queue[this.head];
-    this.queue[this.head++] = undefined as unknown as RawBinlogEvent; // release for GC
+    const ev = this.queue[this.head] as RawBinlogEvent;
+    this.queue[this.head++] = undefined; // release for GC
     if (this.head === this.queue.length) {
       this.queue.length = 0;
       this.head = 0;
