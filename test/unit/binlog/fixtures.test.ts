@@ -38,7 +38,7 @@ async function readAll(file: string): Promise<Array<{ position: number; event: B
 }
 
 function only<T extends BinlogEvent['type']>(events: Array<{ event: BinlogEvent }>, type: T) {
-  return events.map((e) => e.event).filter((e): e is Extract<BinlogEvent, { type: T }> => e.type === type);
+  return events.map((e) => e.event).filter((e): e is BinlogEvent & { type: T } => e.type === type);
 }
 
 describe('binlog fixtures', () => {
