@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type EventOptions, hashMapper, TableEventBuilder } from '../../../src/events/index.js';
+import type { Row } from '../../../src/source/mysql/values.js';
 import { col, fixedClock, source, table } from './fixtures.js';
 
 const users = table(
@@ -17,7 +18,7 @@ const users = table(
   ],
   ['id'],
 );
-const row = [1, 'a@b.c', '123-45-6789', 'a long biography', '4111111111111111', Buffer.from([1, 2, 3, 4, 5]), 30];
+const row: Row = [1, 'a@b.c', '123-45-6789', 'a long biography', '4111111111111111', Buffer.from([1, 2, 3, 4, 5]), 30];
 
 function build(o: Partial<EventOptions>) {
   const b = new TableEventBuilder(users, { topicPrefix: 'p', clockMicros: fixedClock, ...o });

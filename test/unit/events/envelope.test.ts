@@ -244,3 +244,53 @@ describe('transaction metadata', () => {
     assert.equal(transactionId({ file: 'mysql-bin.000003', pos: 154 }), 'file=mysql-bin.000003,pos=154');
   });
 });
+
+describe('schemas enabled', () => {
+  it('emits Debezium schema names and parameters for typed columns, source and transaction block', () => {
+    const t = table(
+      'shop',
+      'orders',
+      [
+        col('id', 'bigint unsigned', { nullable: false }),
+        col('amount', 'decimal(12,2)', { nullable: false, hasDefault: true, defaultValue: '1.50' }),
+        col('status', "enum('new','paid')", { enumValues: ['new', 'paid'] }),
+        col('created', 'timestamp(3)', { comment: 'creation time' }),
+      ],
+      ['id'],
+    );
+    const [r] = new TableEventBuilder(t, { topicPrefix: 'p', schemasEnable: true }).insert(
+      [18446744073709551615n, '2.00', 2, null],
+      source,
+    );
+    const v = JSON.parse(r.value ?? '');
+    const after = v.schema.fields[1];
+    assert.equal(after.name, 'p.shop.orders.Value');
+    const [id, amount, status, created] = after.fields;
+    assert.deepEqual(id, { type: 'int64', optional: false, field: 'id' });
+    assert.deepEqual(amount, {
+      type: 'bytes',
+      optional: false,
+      name: 'org.apache.kafka.connect.data.Decimal',
+      version: 1,
+      parameters: { scale: '2', 'connect.decimal.precision': '12' },
+      default: 'AJY=',
+      field: 'amount',
+    });
+    assert.deepEqual(status.parameters, { allowed: 'new,paid' });
+    assert.equal(status.name, 'io.debezium.data.Enum');
+    assert.deepEqual(
+      [created.name, created.doc, created.optional],
+      ['io.debezium.time.ZonedTimestamp', 'creation time', true],
+    );
+    const snapshot = v.schema.fields[2].fields.find((f: { field: string }) => f.field === 'snapshot');
+    assert.deepEqual(snapshot.parameters, {
+      allowed: 'true,first,first_in_data_collection,last_in_data_collection,last,false,incremental',
+    });
+    assert.equal(snapshot.default, 'false');
+    assert.equal(v.schema.fields[3].name, 'event.block');
+    assert.equal(v.schema.version, 2);
+    // long mode: 2^64-1 arrives as a signed -1, written as a JSON number
+    assert.equal(v.payload.after.id, -1);
+    assert.equal(v.payload.after.amount, 'AMg=');
+  });
+});
