@@ -6,8 +6,10 @@ import type { OffsetStore, SourceOffset } from '../offset-store.js';
 import { compareOffsets, describeOffset } from './offset-order.js';
 
 export interface FileOffsetStoreOptions {
-  /** Directory that holds one `<connectorName>.offset.json` per connector; created if missing. */
-  directory: string;
+  /** Directory that holds one `<connectorName>.offset.json` per connector; created if missing. Ignored when `path` is set. */
+  directory?: string;
+  /** Explicit file path (config `filename`); overrides `directory`/`connectorName` naming. */
+  path?: string;
   /** Connector name; part of the file name, so it must be a safe file name component. */
   connectorName: string;
 }
@@ -32,13 +34,8 @@ export class FileOffsetStore implements OffsetStore {
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(options: FileOffsetStoreOptions) {
-    if (!/^[A-Za-z0-9._-]+$/.test(options.connectorName)) {
-      throw new OffsetStoreError(
-        `connector name "${options.connectorName}" is not a safe file name; use letters, digits, '.', '_' or '-'`,
-      );
-    }
     this.connector = options.connectorName;
-    this.path = join(options.directory, `${options.connectorName}.offset.json`);
+    this.path = resolveStorePath(options, 'offset.json', (m) => new OffsetStoreError(m));
   }
 
   async load(): Promise<SourceOffset | null> {
@@ -101,6 +98,22 @@ export class FileOffsetStore implements OffsetStore {
       );
     }
   }
+}
+
+/** `path` when given, else `<directory>/<connectorName>.<suffix>` with a connector name that is safe in a file name. */
+export function resolveStorePath(
+  options: { path?: string; directory?: string; connectorName: string },
+  suffix: string,
+  error: (message: string) => Error,
+): string {
+  if (options.path) return options.path;
+  if (!options.directory) throw error('file store needs either `path` or `directory`');
+  if (!/^[A-Za-z0-9._-]+$/.test(options.connectorName)) {
+    throw error(
+      `connector name "${options.connectorName}" is not a safe file name; use letters, digits, '.', '_' or '-', or set an explicit path`,
+    );
+  }
+  return join(options.directory, `${options.connectorName}.${suffix}`);
 }
 
 /** Write `data` to `path` atomically and durably: temp file + fsync + rename + fsync of the directory. */

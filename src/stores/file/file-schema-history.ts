@@ -1,12 +1,15 @@
 import { mkdir, open, readFile, truncate } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { errorMessage, SchemaHistoryError } from '../../common/errors.js';
 import type { SourceOffset } from '../offset-store.js';
 import { compareBinlogPosition, type SchemaHistory, type SchemaHistoryEntry } from '../schema-history.js';
+import { resolveStorePath } from './file-offset-store.js';
 
 export interface FileSchemaHistoryOptions {
-  /** Directory that holds one `<connectorName>.history.ndjson` per connector; created if missing. */
-  directory: string;
+  /** Directory that holds one `<connectorName>.history.ndjson` per connector; created if missing. Ignored when `path` is set. */
+  directory?: string;
+  /** Explicit file path (config `filename`); overrides `directory`/`connectorName` naming. */
+  path?: string;
   connectorName: string;
 }
 
@@ -22,13 +25,8 @@ export class FileSchemaHistory implements SchemaHistory {
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(options: FileSchemaHistoryOptions) {
-    if (!/^[A-Za-z0-9._-]+$/.test(options.connectorName)) {
-      throw new SchemaHistoryError(
-        `connector name "${options.connectorName}" is not a safe file name; use letters, digits, '.', '_' or '-'`,
-      );
-    }
-    this.directory = options.directory;
-    this.path = join(options.directory, `${options.connectorName}.history.ndjson`);
+    this.path = resolveStorePath(options, 'history.ndjson', (m) => new SchemaHistoryError(m));
+    this.directory = dirname(this.path);
   }
 
   async initializeStorage(): Promise<void> {

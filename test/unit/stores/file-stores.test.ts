@@ -55,8 +55,15 @@ describe('FileOffsetStore', () => {
     await assert.rejects(store.load(), (err: Error) => err instanceof OffsetStoreError && /corrupt/.test(err.message));
   });
 
-  test('rejects connector names that are not safe file names', () => {
+  test('rejects connector names that are not safe file names; an explicit path is used as is', async () => {
     assert.throws(() => new FileOffsetStore({ directory: dir, connectorName: '../x' }), OffsetStoreError);
+    const path = join(dir, 'custom', 'my offsets.json');
+    const store = new FileOffsetStore({ path, connectorName: 'any/name' });
+    await store.commit({ file: 'b.000001', pos: 4 });
+    assert.equal(JSON.parse(await readFile(path, 'utf8')).offset.pos, 4);
+    const history = new FileSchemaHistory({ path: join(dir, 'custom', 'h.ndjson'), connectorName: 'any/name' });
+    await history.record(entry(1, 'b.000001', 4));
+    assert.equal((await history.recover()).length, 1);
   });
 });
 
