@@ -139,6 +139,8 @@ describe('snapshot helpers', () => {
     const t = table('t');
     t.columns.push(col('na`me', 1, 'varchar', 'utf8mb4'));
     assert.equal(defaultSelect(t), 'SELECT `id`, `na``me` FROM `db`.`t`');
+    t.columns.push(col('f', 2, 'float'));
+    assert.equal(defaultSelect(t), 'SELECT `id`, `na``me`, `f` + 0e0 AS `f` FROM `db`.`t`');
   });
 
   it('rounds the lock timeout up to whole seconds, at least 1', () => {

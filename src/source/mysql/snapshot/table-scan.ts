@@ -37,13 +37,22 @@ export function wantsBytes(col: ColumnDef): boolean {
   return BYTE_TYPES.has(col.dataType.toLowerCase()) || col.charset === 'binary';
 }
 
-/** `SELECT <every column, in definition order> FROM db.t`: explicit so invisible columns are included. */
+/**
+ * `SELECT <every column, in definition order> FROM db.t`: explicit so invisible columns are included. FLOAT is
+ * selected widened to DOUBLE: the text protocol prints FLOAT with only 6 significant digits (3.4028234e38 →
+ * "3.40282e38"), while the binlog carries the exact 32-bit value; the DOUBLE text is exact.
+ */
 export function defaultSelect(table: TableDef): string {
-  const cols = table.columns.length > 0 ? table.columns.map((c) => quoteId(c.name)).join(', ') : '*';
-  return `SELECT ${cols} FROM ${quoteTable(table.database, table.name)}`;
+  if (table.columns.length === 0) return `SELECT * FROM ${quoteTable(table.database, table.name)}`;
+  const cols = table.columns.map((c) => {
+    const q = quoteId(c.name);
+    return c.dataType.toLowerCase() === 'float' ? `${q} + 0e0 AS ${q}` : q;
+  });
+  return `SELECT ${cols.join(', ')} FROM ${quoteTable(table.database, table.name)}`;
 }
 
 const ER_TABLE_DEF_CHANGED = 1412;
+const YIELD_EVERY_MS = 10;
 
 /** The callback-API connection under a mysql2/promise one: only it offers query().stream() (not in the typings). */
 function callbackConnection(conn: Connection): CallbackConnection {
@@ -104,6 +113,7 @@ export async function scanTable(
   const stats: ScanStats = { rows: 0, peakBufferedRows: 0, missingColumns: [] };
   // Errors from the consumer (the emitter/sink) propagate untouched; only the read itself is wrapped.
   let inConsumer = false;
+  let lastYield = performance.now();
   try {
     for await (const raw of stream as AsyncIterable<RawValue[]>) {
       if (opts.signal?.aborted) throw opts.signal.reason;
@@ -115,6 +125,12 @@ export async function scanTable(
       }
       for (const c of missing) row[c.position] = null;
       stats.rows++;
+      // Buffered rows are consumed through microtasks only; yield now and then so timers (lease renewal,
+      // heartbeats) and other sockets are served during long scans.
+      if ((stats.rows & 255) === 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise((r) => setImmediate(r));
+        lastYield = performance.now();
+      }
       inConsumer = true;
       await opts.onRow(row);
       inConsumer = false;

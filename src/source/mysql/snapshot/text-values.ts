@@ -3,8 +3,9 @@
  * binlog decoder produces, so snapshot and streaming events go through the same event builders. One converter
  * is chosen per column up front; the session runs with time_zone='+00:00' so TIMESTAMP text is UTC.
  */
-import { type CellValue, MysqlDate, MysqlDateTime, MysqlJson, MysqlTime, MysqlTimestamp } from '../values.js';
+
 import type { ColumnDef } from '../schema/model.js';
+import { type CellValue, MysqlDate, MysqlDateTime, MysqlJson, MysqlTime, MysqlTimestamp } from '../values.js';
 
 /** Raw column value as mysql2 hands it over with our typeCast: text, bytes, or null. */
 export type RawValue = string | Buffer | null;
@@ -32,6 +33,8 @@ export function textConverterFor(col: ColumnDef): TextConverter {
         return b <= MAX_SAFE && b >= -MAX_SAFE ? Number(b) : b;
       };
     case 'float':
+      // FLOAT is 32-bit: round to float32 like the binlog decoder's readFloatLE, whatever digits the text had.
+      return (v) => (v === null ? null : Math.fround(Number(v)));
     case 'double':
     case 'real':
       return (v) => (v === null ? null : Number(v));
