@@ -49,7 +49,6 @@ function utf32be(b: Buffer, s: number, e: number): string {
 
 // WHATWG encoding labels for MySQL charsets TextDecoder knows; the rest fall back to utf-8.
 const WHATWG: Record<string, string> = {
-  latin1: 'windows-1252',
   latin2: 'iso-8859-2',
   latin5: 'windows-1254',
   latin7: 'iso-8859-13',
@@ -78,6 +77,23 @@ const WHATWG: Record<string, string> = {
   utf16le: 'utf-16le',
 };
 
+// windows-1252 0x80..0x9f (MySQL latin1 is cp1252); Node's TextDecoder treats the label as ISO-8859-1.
+const CP1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+function cp1252(b: Buffer, s: number, e: number): string {
+  let i = s;
+  while (i < e && (b[i] < 0x80 || b[i] > 0x9f)) i++;
+  if (i === e) return b.toString('latin1', s, e);
+  let out = b.toString('latin1', s, i);
+  for (; i < e; i++) {
+    const c = b[i];
+    out += c >= 0x80 && c <= 0x9f ? CP1252_HIGH[c - 0x80] : String.fromCharCode(c);
+  }
+  return out;
+}
+
 const cache = new Map<string, StringDecoderFn>();
 
 /**
@@ -89,6 +105,7 @@ export function stringDecoderFor(charset: string | undefined): StringDecoderFn |
   if (name === 'binary') return null;
   if (name === 'utf8mb4' || name === 'utf8mb3' || name === 'utf8') return utf8;
   if (name === 'ascii') return latin1Node;
+  if (name === 'latin1') return cp1252;
   if (name === 'utf32') return utf32be;
   let fn = cache.get(name);
   if (fn) return fn;

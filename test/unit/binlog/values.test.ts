@@ -1,0 +1,375 @@
+/** Column value decoding on exact, hand-built bytes. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decodeDecimal } from '../../../src/source/mysql/binlog/decimal.js';
+import { BinlogDecoder, type ColumnHint } from '../../../src/source/mysql/binlog/decoder.js';
+import { EventType } from '../../../src/source/mysql/binlog/event-types.js';
+import { jsonBinaryToText } from '../../../src/source/mysql/binlog/json-binary.js';
+import { ColumnType } from '../../../src/source/mysql/column-type.js';
+import {
+  type CellValue,
+  MysqlDate,
+  MysqlDateTime,
+  MysqlJson,
+  MysqlTime,
+  MysqlTimestamp,
+} from '../../../src/source/mysql/values.js';
+import { buildEvent, packed, rowsV2Body, tableMapBody } from './helpers.js';
+
+/** Decodes one non-null value of a single-column table through TABLE_MAP + WRITE_ROWS_V2. */
+function decodeValue(
+  type: number,
+  meta: number[],
+  value: number[],
+  opts: { optional?: Array<[number, number[]]>; hint?: ColumnHint } = {},
+): CellValue {
+  const decoder = new BinlogDecoder({ columnHints: opts.hint ? () => [opts.hint] : undefined });
+  decoder.decode(buildEvent(EventType.TABLE_MAP, tableMapBody(7, 'd', 't', [{ type, meta }], opts.optional)));
+  const ev = decoder.decode(buildEvent(EventType.WRITE_ROWS_V2, rowsV2Body(7, 1, [[0x00, ...value]])));
+  assert.ok(ev.type === 'WRITE_ROWS');
+  assert.equal(ev.rows.length, 1);
+  return ev.rows[0][0];
+}
+
+// ---- independent test-side encoders (following MySQL's documented layouts) ----
+const DIG2BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
+function encodeDecimal(text: string, precision: number, scale: number): number[] {
+  const neg = text.startsWith('-');
+  const [ip, fp = ''] = text.replace('-', '').split('.');
+  const intg = precision - scale;
+  const intDigits = ip.padStart(intg, '0');
+  const fracDigits = fp.padEnd(scale, '0');
+  const out: number[] = [];
+  const push = (digits: string) => {
+    if (digits.length === 0) return;
+    const n = DIG2BYTES[digits.length];
+    let v = BigInt(digits);
+    const bytes: number[] = [];
+    for (let i = 0; i < n; i++) {
+      bytes.unshift(Number(v & 0xffn));
+      v >>= 8n;
+    }
+    out.push(...bytes);
+  };
+  push(intDigits.slice(0, intg % 9));
+  for (let i = intg % 9; i < intg; i += 9) push(intDigits.slice(i, i + 9));
+  for (let i = 0; i + 9 <= scale; i += 9) push(fracDigits.slice(i, i + 9));
+  push(fracDigits.slice(scale - (scale % 9)));
+  out[0] ^= 0x80;
+  return neg ? out.map((b) => b ^ 0xff) : out;
+}
+
+function be(v: bigint | number, n: number): number[] {
+  let x = BigInt(v);
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    out.unshift(Number(x & 0xffn));
+    x >>= 8n;
+  }
+  return out;
+}
+
+/** TIME2 as my_time_packed_to_binary writes it. */
+function encodeTime2(neg: boolean, h: number, m: number, s: number, us: number, fsp: number): number[] {
+  const hms = BigInt((h << 12) | (m << 6) | s);
+  let nr = (hms << 24n) + BigInt(us);
+  if (neg) nr = -nr;
+  const intPart = nr >> 24n; // arithmetic shift, like C on signed values
+  const fracPart = nr - (nr < 0n ? -(-nr & 0xffffffn) : nr & 0xffffffn) === 0n ? 0n : 0n; // placeholder (unused)
+  void fracPart;
+  const frac = nr < 0n ? -(-nr % 16777216n) : nr % 16777216n; // C remainder keeps the sign
+  switch (fsp) {
+    case 0:
+      return be(0x800000n + intPart, 3);
+    case 1:
+    case 2:
+      return [...be(0x800000n + intPart, 3), Number(BigInt.asUintN(8, frac / 10000n))];
+    case 3:
+    case 4:
+      return [...be(0x800000n + intPart, 3), ...be(BigInt.asUintN(16, frac / 100n), 2)];
+    default:
+      return be(nr + 0x800000000000n, 6);
+  }
+}
+
+function encodeDatetime2(
+  y: number,
+  mo: number,
+  d: number,
+  h: number,
+  mi: number,
+  s: number,
+  us: number,
+  fsp: number,
+): number[] {
+  const ymd = (BigInt(y * 13 + mo) << 5n) | BigInt(d);
+  const hms = BigInt((h << 12) | (mi << 6) | s);
+  const intPart = (ymd << 17n) | hms;
+  return [...be(intPart + 0x8000000000n, 5), ...encodeFrac(us, fsp)];
+}
+function encodeFrac(us: number, fsp: number): number[] {
+  if (fsp === 0) return [];
+  if (fsp <= 2) return [us / 10000];
+  if (fsp <= 4) return be(us / 100, 2);
+  return be(us, 3);
+}
+
+describe('DECIMAL', () => {
+  it('decodes the MySQL documentation vectors', () => {
+    assert.equal(decodeDecimal(Buffer.from('810dfb38d204d2', 'hex'), 0, 14, 4), '1234567890.1234');
+    assert.equal(decodeDecimal(Buffer.from('7ef204c72dfb2d', 'hex'), 0, 14, 4), '-1234567890.1234');
+  });
+  const cases: Array<[string, number, number]> = [
+    ['0.00', 5, 2],
+    ['-12.50', 10, 2],
+    ['-0.05', 10, 2],
+    ['1234567890', 10, 0],
+    ['-1', 3, 0],
+    ['12345678901234567890123456789012345.123456789012345678901234567890', 65, 30],
+    ['-99999999999999999999999999999999999.999999999999999999999999999999', 65, 30],
+    ['0.000000000000000000000000000001', 65, 30],
+    ['99999999999999999999999999999999999999999999999999999999999999999', 65, 0],
+    ['-0.123456789', 10, 9],
+  ];
+  for (const [text, p, s] of cases) {
+    it(`DECIMAL(${p},${s}) ${text}`, () => {
+      assert.equal(decodeValue(ColumnType.NEWDECIMAL, [p, s], encodeDecimal(text, p, s)), text);
+    });
+  }
+  it('scale 0 has no decimal point, exact bytes', () => {
+    assert.deepEqual(encodeDecimal('1234567890', 10, 0), [0x81, 0x0d, 0xfb, 0x38, 0xd2]);
+    assert.equal(decodeValue(ColumnType.NEWDECIMAL, [10, 0], [0x81, 0x0d, 0xfb, 0x38, 0xd2]), '1234567890');
+  });
+});
+
+describe('integers', () => {
+  it('BIGINT UNSIGNED max is an exact bigint', () => {
+    const v = decodeValue(ColumnType.LONGLONG, [], new Array(8).fill(0xff), { optional: [[1, [0x80]]] });
+    assert.equal(v, 18446744073709551615n);
+  });
+  it('BIGINT signed: -1, 2^53-1 as number, 2^53 and min as bigint', () => {
+    assert.equal(decodeValue(ColumnType.LONGLONG, [], new Array(8).fill(0xff)), -1);
+    const le = (v: bigint) => {
+      const b = Buffer.alloc(8);
+      b.writeBigInt64LE(v);
+      return [...b];
+    };
+    assert.equal(decodeValue(ColumnType.LONGLONG, [], le(9007199254740991n)), 9007199254740991);
+    assert.equal(decodeValue(ColumnType.LONGLONG, [], le(-9007199254740991n)), -9007199254740991);
+    assert.equal(decodeValue(ColumnType.LONGLONG, [], le(9007199254740992n)), 9007199254740992n);
+    assert.equal(decodeValue(ColumnType.LONGLONG, [], le(-9223372036854775808n)), -9223372036854775808n);
+  });
+  it('signedness from TABLE_MAP metadata, else from the schema hint', () => {
+    assert.equal(decodeValue(ColumnType.TINY, [], [0xff]), -1);
+    assert.equal(decodeValue(ColumnType.TINY, [], [0xff], { optional: [[1, [0x80]]] }), 255);
+    assert.equal(decodeValue(ColumnType.TINY, [], [0xff], { hint: { unsigned: true } }), 255);
+    assert.equal(decodeValue(ColumnType.INT24, [], [0xff, 0xff, 0xff]), -1);
+    assert.equal(decodeValue(ColumnType.INT24, [], [0xff, 0xff, 0xff], { hint: { unsigned: true } }), 16777215);
+    assert.equal(decodeValue(ColumnType.LONG, [], [0xd3, 0x02, 0x96, 0xc0], { optional: [[1, [0x80]]] }), 3231056595);
+  });
+  it('YEAR, FLOAT, DOUBLE', () => {
+    assert.equal(decodeValue(ColumnType.YEAR, [], [124]), 2024);
+    assert.equal(decodeValue(ColumnType.YEAR, [], [0]), 0);
+    assert.equal(decodeValue(ColumnType.FLOAT, [4], [0x00, 0x00, 0xc0, 0x3f]), 1.5);
+    const d = Buffer.alloc(8);
+    d.writeDoubleLE(-2.25);
+    assert.equal(decodeValue(ColumnType.DOUBLE, [8], [...d]), -2.25);
+  });
+});
+
+describe('temporal', () => {
+  it('TIME2 with every fsp, positive and negative', () => {
+    const cases: Array<[boolean, number, number, number, number, number, string]> = [
+      [false, 12, 34, 56, 0, 0, '12:34:56'],
+      [true, 838, 59, 59, 0, 0, '-838:59:59'],
+      [false, 1, 2, 3, 400000, 1, '01:02:03.4'],
+      [true, 0, 0, 1, 500000, 1, '-00:00:01.5'],
+      [true, 10, 0, 0, 120000, 2, '-10:00:00.12'],
+      [false, 0, 0, 0, 123400, 4, '00:00:00.1234'],
+      [true, 1, 0, 0, 1000, 3, '-01:00:00.001'],
+      [true, 23, 59, 59, 999999, 6, '-23:59:59.999999'],
+      [false, 23, 59, 59, 10, 5, '23:59:59.00001'],
+    ];
+    for (const [neg, h, m, s, us, fsp, text] of cases) {
+      const v = decodeValue(ColumnType.TIME2, [fsp], encodeTime2(neg, h, m, s, us, fsp));
+      assert.ok(v instanceof MysqlTime);
+      assert.equal(v.toString(), text, `TIME(${fsp}) ${text}`);
+      const micros = ((h * 60 + m) * 60 + s) * 1e6 + us;
+      assert.equal(v.micros, neg ? -micros : micros);
+    }
+  });
+  it('TIME2 exact bytes for -00:00:01.5 (fsp 1)', () => {
+    assert.deepEqual(encodeTime2(true, 0, 0, 1, 500000, 1), [0x7f, 0xff, 0xfe, 0xce]);
+    assert.equal(String(decodeValue(ColumnType.TIME2, [1], [0x7f, 0xff, 0xfe, 0xce])), '-00:00:01.5');
+  });
+  it('DATETIME2 with fsp and the zero value', () => {
+    const v = decodeValue(ColumnType.DATETIME2, [6], encodeDatetime2(2024, 1, 2, 3, 4, 5, 123456, 6));
+    assert.ok(v instanceof MysqlDateTime);
+    assert.equal(v.toString(), '2024-01-02 03:04:05.123456');
+    assert.equal(
+      String(decodeValue(ColumnType.DATETIME2, [3], encodeDatetime2(1999, 12, 31, 23, 59, 59, 120000, 3))),
+      '1999-12-31 23:59:59.120',
+    );
+    assert.equal(
+      String(decodeValue(ColumnType.DATETIME2, [0], encodeDatetime2(9999, 12, 31, 0, 0, 0, 0, 0))),
+      '9999-12-31 00:00:00',
+    );
+    const zero = decodeValue(ColumnType.DATETIME2, [0], [0x80, 0, 0, 0, 0]);
+    assert.ok(zero instanceof MysqlDateTime && zero.isZero);
+    assert.equal(zero.toString(), '0000-00-00 00:00:00');
+  });
+  it('TIMESTAMP2 with fsp and zero', () => {
+    const v = decodeValue(ColumnType.TIMESTAMP2, [3], [...be(1704164645, 4), ...be(1230, 2)]);
+    assert.ok(v instanceof MysqlTimestamp);
+    assert.equal(v.seconds, 1704164645);
+    assert.equal(v.micros, 123000);
+    assert.equal(v.toString(), '2024-01-02T03:04:05.123Z');
+    const zero = decodeValue(ColumnType.TIMESTAMP2, [0], [0, 0, 0, 0]);
+    assert.ok(zero instanceof MysqlTimestamp && zero.isZero);
+  });
+  it('DATE, zero DATE and old DATETIME/TIMESTAMP/TIME', () => {
+    const date = (y: number, m: number, d: number) => {
+      const v = (y << 9) | (m << 5) | d;
+      return [v & 0xff, (v >> 8) & 0xff, v >> 16];
+    };
+    assert.equal(String(decodeValue(ColumnType.DATE, [], date(2024, 2, 29))), '2024-02-29');
+    const zero = decodeValue(ColumnType.DATE, [], [0, 0, 0]);
+    assert.ok(zero instanceof MysqlDate && zero.isZero);
+    const dt = Buffer.alloc(8);
+    dt.writeBigUInt64LE(20240102030405n);
+    assert.equal(String(decodeValue(ColumnType.DATETIME, [], [...dt])), '2024-01-02 03:04:05');
+    assert.equal(
+      (decodeValue(ColumnType.TIMESTAMP, [], [0x25, 0x84, 0x93, 0x65]) as MysqlTimestamp).seconds,
+      0x65938425,
+    );
+    const t = -(12 * 10000 + 34 * 100 + 56) & 0xffffff;
+    assert.equal(String(decodeValue(ColumnType.TIME, [], [t & 0xff, (t >> 8) & 0xff, t >> 16])), '-12:34:56');
+  });
+});
+
+describe('strings, bytes, ENUM, SET, BIT', () => {
+  it('charset from TABLE_MAP collation: latin1 is windows-1252, binary stays a Buffer', () => {
+    // COLUMN_CHARSET (3): latin1_swedish_ci = 8
+    assert.equal(decodeValue(ColumnType.VARCHAR, [20, 0], [2, 0x80, 0xe9], { optional: [[3, [8]]] }), '€é');
+    assert.deepEqual(
+      decodeValue(ColumnType.VARCHAR, [20, 0], [2, 0x80, 0xe9], { optional: [[3, [63]]] }),
+      Buffer.from([0x80, 0xe9]),
+    );
+    assert.equal(decodeValue(ColumnType.VARCHAR, [20, 0], [2, 0xc3, 0xa9]), 'é'); // default utf8
+    // ucs2 (35) is big-endian UTF-16
+    assert.equal(
+      decodeValue(ColumnType.STRING, [0xfe, 20], [4, 0x00, 0x41, 0x4e, 0x2d], { optional: [[3, [35]]] }),
+      'A中',
+    );
+  });
+  it('BLOB is a Buffer unless the schema says it is text; MariaDB JSON becomes MysqlJson', () => {
+    assert.deepEqual(decodeValue(ColumnType.BLOB, [2], [3, 0, 0x61, 0x62, 0x63]), Buffer.from('abc'));
+    assert.equal(decodeValue(ColumnType.BLOB, [2], [3, 0, 0x61, 0x62, 0x63], { hint: { binary: false } }), 'abc');
+    const json = decodeValue(ColumnType.BLOB, [4], [7, 0, 0, 0, ...Buffer.from('{"a":1}')], {
+      hint: { json: true, charset: 'utf8mb4' },
+    });
+    assert.deepEqual(json, new MysqlJson('{"a":1}'));
+  });
+  it('CHAR longer than 255 bytes uses the packed metadata length (2-byte prefix)', () => {
+    // CHAR(100) utf8mb4 = 400 bytes: metadata 0xee 0x90 → real type STRING, length 0x190.
+    const text = 'x'.repeat(300);
+    assert.equal(decodeValue(ColumnType.STRING, [0xee, 0x90], [0x2c, 0x01, ...Buffer.from(text)]), text);
+  });
+  it('ENUM index and SET bitmask (STRING with the real type in metadata)', () => {
+    assert.equal(decodeValue(ColumnType.STRING, [0xf7, 1], [3]), 3);
+    assert.equal(decodeValue(ColumnType.STRING, [0xf7, 2], [0x2c, 0x01]), 300);
+    assert.equal(decodeValue(ColumnType.STRING, [0xf8, 1], [0b101]), 0b101n);
+    assert.equal(decodeValue(ColumnType.STRING, [0xf8, 8], new Array(8).fill(0xff)), 0xffffffffffffffffn);
+  });
+  it('BIT(n) is big-endian bytes, ceil(n/8) long', () => {
+    // BIT(10): metadata bits%8 = 2, bytes = 1 → 2 bytes
+    assert.deepEqual(decodeValue(ColumnType.BIT, [2, 1], [0x03, 0xff]), Buffer.from([0x03, 0xff]));
+  });
+  it('GEOMETRY is a Buffer, VECTOR a Float32Array', () => {
+    assert.deepEqual(decodeValue(ColumnType.GEOMETRY, [4], [2, 0, 0, 0, 0xaa, 0xbb]), Buffer.from([0xaa, 0xbb]));
+    const f = Buffer.alloc(8);
+    f.writeFloatLE(1.5, 0);
+    f.writeFloatLE(-2, 4);
+    const v = decodeValue(ColumnType.VECTOR, [4], [8, 0, 0, 0, ...f]);
+    assert.ok(v instanceof Float32Array);
+    assert.deepEqual(Array.from(v), [1.5, -2]);
+  });
+});
+
+describe('MySQL binary JSON', () => {
+  const text = (hex: string) => {
+    const b = Buffer.from(hex.replace(/\s+/g, ''), 'hex');
+    return jsonBinaryToText(b, 0, b.length);
+  };
+  it('scalars', () => {
+    assert.equal(text('0401'), 'true');
+    assert.equal(text('0402'), 'false');
+    assert.equal(text('0400'), 'null');
+    assert.equal(text('05d6ff'), '-42');
+    assert.equal(text('06ffff'), '65535');
+    assert.equal(text('07ffffffff'), '-1');
+    assert.equal(text('08ffffffff'), '4294967295');
+    assert.equal(text('09ffffffffffffff7f'), '9223372036854775807');
+    assert.equal(text('0affffffffffffffff'), '18446744073709551615');
+    assert.equal(text('0b0000000000000040'), '2.0');
+    assert.equal(text('0b000000000000f83f'), '1.5');
+    assert.equal(text(`0c05${Buffer.from('hello').toString('hex')}`), '"hello"');
+    assert.equal(text(`0c06${Buffer.from('a"b\\c\n').toString('hex')}`), '"a\\"b\\\\c\\n"');
+    assert.equal(text(''), 'null');
+  });
+  it('array and object with MySQL spacing', () => {
+    assert.equal(text('02 0300 0f00 050100 0c0d00 040000 0161'), '[1, "a", null]');
+    assert.equal(
+      text('00 0200 2300 1200 0100 1300 0100 0b1400 021c00 6162 000000000000f83f 0100 0700 040100'),
+      '{"a": 1.5, "b": [true]}',
+    );
+  });
+  it('opaque DECIMAL, DATETIME, TIME, DATE and other types', () => {
+    assert.equal(text(`0f f6 04 0402 8c22`), '12.34');
+    const dtPacked = (y: number, mo: number, d: number, h: number, mi: number, s: number, us: number) => {
+      const ymd = (BigInt(y * 13 + mo) << 5n) | BigInt(d);
+      const v = (((ymd << 17n) | BigInt((h << 12) | (mi << 6) | s)) << 24n) | BigInt(us);
+      const b = Buffer.alloc(8);
+      b.writeBigInt64LE(v);
+      return b.toString('hex');
+    };
+    assert.equal(text(`0f 0c 08 ${dtPacked(2015, 1, 15, 23, 24, 25, 0)}`), '"2015-01-15 23:24:25.000000"');
+    assert.equal(text(`0f 07 08 ${dtPacked(2015, 1, 15, 23, 24, 25, 500)}`), '"2015-01-15 23:24:25.000500"');
+    assert.equal(text(`0f 0a 08 ${dtPacked(2015, 1, 15, 0, 0, 0, 0)}`), '"2015-01-15"');
+    const time = Buffer.alloc(8);
+    time.writeBigInt64LE(-((BigInt((12 << 12) | (30 << 6) | 1) << 24n) | 250000n));
+    assert.equal(text(`0f 0b 08 ${time.toString('hex')}`), '"-12:30:01.250000"');
+    assert.equal(text('0f 0f 02 6162'), '"base64:type15:YWI="');
+  });
+  it('JSON column through a rows event', () => {
+    assert.deepEqual(decodeValue(ColumnType.JSON, [4], [3, 0, 0, 0, 0x05, 0x2a, 0x00]), new MysqlJson('42'));
+  });
+});
+
+describe('partial images and column selection', () => {
+  it('absent columns are undefined; includeColumns skips values but keeps alignment', () => {
+    const cols = [{ type: ColumnType.LONG }, { type: ColumnType.VARCHAR, meta: [10, 0] }, { type: ColumnType.LONG }];
+    const tm = buildEvent(EventType.TABLE_MAP, tableMapBody(9, 'd', 't', cols));
+    const body = [
+      ...tableMapBody(9, 'd', 't', cols).slice(0, 8), // table id + flags
+      ...[2, 0], // v2 extra-data length
+      ...packed(3),
+      0b101, // columns 0 and 2 present
+      0b00, // null bitmap over 2 present columns
+      ...[1, 0, 0, 0],
+      ...[2, 0, 0, 0],
+    ];
+    const d1 = new BinlogDecoder();
+    d1.decode(tm);
+    const ev = d1.decode(buildEvent(EventType.WRITE_ROWS_V2, body));
+    assert.ok(ev.type === 'WRITE_ROWS');
+    assert.deepEqual(ev.rows, [[1, undefined, 2]]);
+
+    const d2 = new BinlogDecoder({ includeColumns: (_db, _t, i) => i !== 1 });
+    d2.decode(tm);
+    const full = rowsV2Body(9, 3, [[0, 7, 0, 0, 0, 3, 0x61, 0x62, 0x63, 8, 0, 0, 0]]);
+    const ev2 = d2.decode(buildEvent(EventType.WRITE_ROWS_V2, full));
+    assert.ok(ev2.type === 'WRITE_ROWS');
+    assert.deepEqual(ev2.rows, [[7, undefined, 8]]);
+  });
+});
