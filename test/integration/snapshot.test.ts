@@ -637,6 +637,64 @@ describe('snapshot failures and limits', () => {
     });
   });
 
+  it('abort mid-scan fails with SnapshotError and releases an extended lock at once', async () => {
+    const server = mariadb();
+    const db = await server.createDatabase('snapabort');
+    await server.query(`
+      CREATE TABLE \`${db}\`.t (id INT PRIMARY KEY) ENGINE=InnoDB;
+      INSERT INTO \`${db}\`.t SELECT seq FROM \`${db}\`.seq_1_to_5000;`);
+    const ac = new AbortController();
+    const { opts } = baseOptions(server, db, { lockingMode: 'extended', signal: ac.signal });
+    let rows = 0;
+    opts.emitter.onRow = async () => {
+      if (++rows === 100) ac.abort(new Error('operator stop'));
+    };
+    await assert.rejects(runConsistentSnapshot(opts), (err: unknown) => {
+      assert.ok(err instanceof SnapshotError);
+      assert.match(err.message, /aborted: operator stop/);
+      return true;
+    });
+    assert.ok(rows >= 100 && rows < 5000, `stopped mid-scan (${rows} rows)`);
+    // The global read lock died with the session: a write goes through.
+    const t0 = performance.now();
+    await server.query(`INSERT INTO \`${db}\`.t VALUES (999999)`);
+    assert.ok(performance.now() - t0 < 2000);
+  });
+
+  it('reads non-transactional tables first under the lock, honours select overrides and schema-only runs', async () => {
+    const server = mariadb();
+    const db = await server.createDatabase('snapmix');
+    await server.query(`
+      CREATE TABLE \`${db}\`.a_inno (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+      CREATE TABLE \`${db}\`.b_my (id INT PRIMARY KEY, v INT) ENGINE=MyISAM;
+      INSERT INTO \`${db}\`.a_inno VALUES (1, 10), (2, 20), (3, 30);
+      INSERT INTO \`${db}\`.b_my VALUES (1, 100), (2, 200);`);
+    const { opts, emitted, logger, schemaCalls } = baseOptions(server, db, {
+      connect: connectAs(server, server.aurora),
+      selectOverrides: new Map([[`${db}.a_inno`, `SELECT id, v FROM \`${db}\`.a_inno WHERE id >= 2`]]),
+    });
+    const result = await runConsistentSnapshot(opts);
+    assert.equal(result.lockMode, 'tables');
+    assert.deepEqual(
+      emitted.map((e) => `${e.table}:${e.row.join('/')}:${e.marker}`),
+      [
+        'b_my:1/100:first',
+        'b_my:2/200:last_in_data_collection',
+        'a_inno:2/20:first_in_data_collection',
+        'a_inno:3/30:last',
+      ],
+    );
+    assert.ok(logger.lines.some((l) => l.level === 'warn' && /non-transactional/.test(l.msg)));
+    assert.deepEqual(schemaCalls[0].tables, ['a_inno', 'b_my'], 'onSchema lists tables in name order');
+
+    const schemaOnly = baseOptions(server, db, { includeData: false });
+    const r2 = await runConsistentSnapshot(schemaOnly.opts);
+    assert.equal(r2.totalRows, 0);
+    assert.equal(schemaOnly.emitted.length, 0);
+    assert.equal(schemaOnly.schemaCalls.length, 1);
+    assert.deepEqual(r2.position, schemaOnly.schemaCalls[0].position);
+  });
+
   it('streams a large table with bounded memory behind a slow emitter', async (t) => {
     const server = mariadb();
     const db = await server.createDatabase('snapbig');
