@@ -270,7 +270,8 @@ class Parser {
         if (IGNORED_FIRST_WORDS.has(first.upper)) return { kind: 'IGNORED', what: first.upper };
         this.fail('a statement keyword');
     }
-    if (!this.atEnd()) this.fail('end of statement');
+    // Ignorable objects (views, routines, users...) are classified by their head; their bodies are not parsed.
+    if (stmt.kind !== 'IGNORED' && !this.atEnd()) this.fail('end of statement');
     return stmt;
   }
 
@@ -383,6 +384,9 @@ class Parser {
         symbol = this.ident('constraint name');
     } else if (tok.upper === 'PERIOD' && this.isWord('FOR', 1)) {
       this.skipToElementEnd();
+      return null;
+    } else if (tok.upper === 'VECTOR' && (this.isWord('INDEX', 1) || this.isWord('KEY', 1))) {
+      this.skipToElementEnd(); // MariaDB 11.7 vector index
       return null;
     } else if (!['PRIMARY', 'UNIQUE', 'FOREIGN', 'CHECK', 'INDEX', 'KEY', 'FULLTEXT', 'SPATIAL'].includes(tok.upper)) {
       return undefined;
@@ -530,7 +534,7 @@ class Parser {
       switch (tok.upper) {
         case 'NOT':
           this.i++;
-          if (this.acceptWord('SECONDARY')) break; // HeatWave attribute
+          if (this.acceptWord('SECONDARY') || this.acceptWord('ENFORCED')) break; // HeatWave; CHECK ... NOT ENFORCED
           this.expectWord('NULL');
           col.nullable = false;
           break;
@@ -837,9 +841,13 @@ class Parser {
       this.ifExists();
       const table = this.qualifiedName();
       const specs: AlterSpec[] = [];
+      if (this.acceptWord('WAIT')) this.next();
+      else this.acceptWord('NOWAIT');
       while (!this.atEnd()) {
         specs.push(...this.alterSpec());
         if (this.atEnd()) break;
+        // Partition options may follow the last spec without a comma.
+        if (this.isWord('PARTITION') || this.isWord('REMOVE')) continue;
         this.expectOp(',');
       }
       return { kind: 'ALTER_TABLE', table, specs };
