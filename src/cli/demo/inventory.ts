@@ -78,7 +78,10 @@ export const INVENTORY_LIVE_CHANGES: Array<{ label: string; sql: string }> = [
   { label: 'insert a customer', sql: "INSERT INTO customers VALUES (default,'Sarah','Thompson','kitt@acme.com')" },
   { label: 'update a customer', sql: "UPDATE customers SET first_name='Anne Marie' WHERE id=1004" },
   { label: 'add a column', sql: 'ALTER TABLE customers ADD COLUMN phone VARCHAR(32) NULL' },
-  { label: 'insert after the ALTER', sql: "INSERT INTO customers VALUES (default,'Ivan','Petrov','ivan@example.com','+1-555-0100')" },
+  {
+    label: 'insert after the ALTER',
+    sql: "INSERT INTO customers VALUES (default,'Ivan','Petrov','ivan@example.com','+1-555-0100')",
+  },
   { label: 'delete an address', sql: 'DELETE FROM addresses WHERE id=16' },
   { label: 'update stock', sql: 'UPDATE products_on_hand SET quantity=quantity-1 WHERE product_id=107' },
 ];

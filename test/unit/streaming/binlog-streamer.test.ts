@@ -3,12 +3,12 @@ import { test } from 'node:test';
 import { silentLogger } from '../../../src/common/logger.js';
 import type { QueueItem } from '../../../src/engine/queue-item.js';
 import type { SinkRecord } from '../../../src/sinks/sink.js';
-import type { SchemaHistory, SchemaHistoryEntry } from '../../../src/stores/schema-history.js';
 import type { BinlogEvent } from '../../../src/source/mysql/binlog/events.js';
 import type { TableDef } from '../../../src/source/mysql/schema/model.js';
 import { BinlogStreamer } from '../../../src/source/mysql/streaming/binlog-streamer.js';
 import type { RecordFactory, SourceInfo } from '../../../src/source/mysql/streaming/ports.js';
 import type { Row } from '../../../src/source/mysql/values.js';
+import type { SchemaHistory, SchemaHistoryEntry } from '../../../src/stores/schema-history.js';
 
 // The streamer's logic (transactions, offsets, resume skipping, filtering) is tested on hand-built decoded
 // events; decoding itself is tested on real binlog bytes elsewhere. `decode` looks the event up by index.
@@ -48,6 +48,7 @@ const records: RecordFactory = {
   }),
   schemaChange: () => null,
   heartbeat: () => ({ topic: 'hb', key: null, value: null, sizeBytes: 0 }),
+  transactions: null,
 };
 const history: SchemaHistory = {
   initializeStorage: async () => {},
@@ -125,7 +126,16 @@ test('offsets inside a transaction point at its start with skip counts; the comm
 });
 
 test('a restart from a mid-transaction offset emits exactly the remaining rows', async () => {
-  allEvents = [...transaction([[1, 2], [3, 4]], 5), ...transaction([[5]], 6)];
+  allEvents = [
+    ...transaction(
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      5,
+    ),
+    ...transaction([[5]], 6),
+  ];
   const full = (await runStreamer(allEvents, null)).filter((i) => i.record);
   for (let k = 0; k < full.length; k++) {
     const resumeFrom = full[k].offset!;

@@ -7,18 +7,25 @@ import { CdcError, errorMessage } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
 import type { QueueItem } from '../../../engine/queue-item.js';
 import type { SinkRecord } from '../../../sinks/sink.js';
+import type { SourceOffset } from '../../../stores/offset-store.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../../../stores/schema-history.js';
 import type { BinlogEvent, QueryEvent, RowsEvent } from '../binlog/events.js';
 import type { Row } from '../values.js';
 import type { RecordFactory, SchemaPort, SourceInfo } from './ports.js';
 import { TransactionTracker } from './transaction-tracker.js';
 
+/** What the streamer needs of a transport event (see replication/types.ts RawBinlogEvent). */
 export interface RawBinlogEvent {
   raw: Buffer;
   file: string;
   position: number;
   nextPosition: number;
+  /** Set on events the server made up for this stream; an artificial ROTATE starts a (re)connected stream. */
+  artificial?: boolean;
+  typeCode?: number;
 }
+
+const ROTATE_EVENT = 4;
 
 export interface BinlogStreamerOptions {
   decode(raw: Buffer): BinlogEvent;
@@ -45,26 +52,40 @@ export class BinlogStreamer {
   private historySeq = 0;
   private query: string | null = null;
   private threadId: number | null = null;
-  private txnCounts = new Map<string, number>();
-  private txnOpenEmitted = false;
   /** Binlog coordinates of the last event handled (for caught-up checks). */
   lastEventEnd = { file: '', pos: 0 };
   eventsSeen = 0;
+  private lastOffset: SourceOffset | null;
+  private connections = 0;
   eventsFiltered = 0;
   committedTransactions = 0;
 
   constructor(
     private readonly options: BinlogStreamerOptions,
-    start: import('../../../stores/offset-store.js').SourceOffset | null,
+    start: SourceOffset | null,
     historySeqStart: number,
   ) {
     this.tracker = new TransactionTracker(start);
+    this.lastOffset = start;
     this.historySeq = historySeqStart;
   }
 
+  /** The last offset handed out: where a reconnect must resume so nothing is lost or repeated. */
+  get resumeOffset(): SourceOffset | null {
+    return this.lastOffset;
+  }
+
   /** Handle one raw event; `emit` awaits queue capacity (backpressure). */
-  async handle(ev: RawBinlogEvent, emit: (item: QueueItem) => Promise<void>): Promise<void> {
+  async handle(ev: RawBinlogEvent, sink: (item: QueueItem) => Promise<void>): Promise<void> {
     const t = this.tracker;
+    const emit = (item: QueueItem) => {
+      if (item.offset) this.lastOffset = item.offset;
+      return sink(item);
+    };
+    if (ev.artificial && ev.typeCode === ROTATE_EVENT) {
+      // A new connection starts with a fake ROTATE; it resumed from `resumeOffset`, so drop half-read state.
+      if (this.connections++ > 0) t.restart(this.lastOffset);
+    }
     t.file = ev.file;
     t.eventPos = ev.position;
     t.nextPos = ev.nextPosition;
@@ -143,6 +164,9 @@ export class BinlogStreamer {
       return;
     }
     const applied = this.options.schema.applyDdl(sql, event.database, { file: t.file, pos: t.eventPos });
+    if (applied.needsReload?.length && this.options.schema.reload) {
+      applied.tableChanges.push(...(await this.options.schema.reload(applied.needsReload)));
+    }
     if (!applied.ignored) {
       const entry: SchemaHistoryEntry = {
         seq: ++this.historySeq,
@@ -154,7 +178,7 @@ export class BinlogStreamer {
       };
       await this.options.history.record(entry);
       if (this.options.includeSchemaChanges && this.touchesCapturedTables(entry)) {
-        const record = this.options.records.schemaChange(entry, this.sourceInfo(event.database, '', 0));
+        const record = this.options.records.schemaChange(entry, this.sourceInfo(0));
         if (record) await emit({ record, offset: null });
       }
     }
@@ -173,21 +197,11 @@ export class BinlogStreamer {
 
   private async onCommit(emit: (item: QueueItem) => Promise<void>): Promise<void> {
     const t = this.tracker;
-    const gtid = t.txnGtid;
     const offset = t.commit();
     this.committedTransactions++;
     this.query = null;
-    let record: SinkRecord | null = null;
-    if (this.txnOpenEmitted && this.options.records.transactionEnd) {
-      record = this.options.records.transactionEnd(this.txnId(gtid), t.tsSec * 1000, this.txnCounts);
-    }
-    this.txnOpenEmitted = false;
-    this.txnCounts = new Map();
+    const record = this.options.records.transactions?.end(t.tsSec * 1000) ?? null;
     await emit({ record, offset });
-  }
-
-  private txnId(gtid: string): string {
-    return gtid || `file=${this.tracker.file},pos=${this.tracker.txnStartPos}`;
   }
 
   private async onRows(event: RowsEvent, emit: (item: QueueItem) => Promise<void>): Promise<void> {
@@ -210,24 +224,19 @@ export class BinlogStreamer {
       );
     }
     const builder = this.options.records.forTable(def);
-    const source = this.sourceInfo(database, table, 0);
-    const tableId = `${database}.${table}`;
-    if (this.options.records.transactionBegin && !this.txnOpenEmitted) {
-      const begin = this.options.records.transactionBegin(this.txnId(t.txnGtid), t.tsSec * 1000);
-      this.txnOpenEmitted = true;
-      if (begin) await emit({ record: begin, offset: null });
-    }
+    const source = this.sourceInfo(0);
+    const tx = this.options.records.transactions ?? undefined;
+    if (tx && !tx.inTransaction) tx.begin(t.txnGtid || `file=${t.file},pos=${t.txnStartPos}`, t.tsSec * 1000);
     const n = event.rows.length;
     for (let i = skip; i < n; i++) {
       source.row = i;
       let records: SinkRecord[];
-      if (op === 'c') records = builder.insert(event.rows[i] as Row, source);
-      else if (op === 'd') records = builder.delete(event.rows[i] as Row, source);
+      if (op === 'c') records = builder.insert(event.rows[i] as Row, source, tx);
+      else if (op === 'd') records = builder.delete(event.rows[i] as Row, source, tx);
       else {
         const pair = event.rows[i] as { before: Row; after: Row };
-        records = builder.update(pair.before, pair.after, source);
+        records = builder.update(pair.before, pair.after, source, tx);
       }
-      this.txnCounts.set(tableId, (this.txnCounts.get(tableId) ?? 0) + 1);
       const offset = t.offsetInTransaction(i + 1);
       for (let r = 0; r < records.length; r++) {
         await emit({ record: records[r], offset: r === records.length - 1 ? offset : null });
@@ -235,13 +244,11 @@ export class BinlogStreamer {
     }
   }
 
-  private sourceInfo(db: string, table: string, row: number): SourceInfo {
+  private sourceInfo(row: number): SourceInfo {
     const t = this.tracker;
     return {
       tsMs: t.tsSec * 1000,
       snapshot: 'false',
-      db,
-      table,
       serverId: t.serverId,
       gtid: t.txnGtid || null,
       file: t.file,

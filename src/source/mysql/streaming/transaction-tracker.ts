@@ -15,7 +15,7 @@ export class TransactionTracker {
   nextPos = 0;
   serverId = 0;
   tsSec = 0;
-  private gtids: GtidSet | null;
+  private gtids: GtidSet | null = null;
   inTransaction = false;
   txnStartPos = 0;
   /** GTID of the current transaction ('' without GTIDs). */
@@ -27,7 +27,20 @@ export class TransactionTracker {
   private skipRows = 0;
 
   constructor(start: SourceOffset | null) {
+    this.restart(start);
+  }
+
+  /**
+   * Forget in-flight transaction state and resume as from `start` (used at start and when the replication
+   * connection was re-established from the last emitted offset).
+   */
+  restart(start: SourceOffset | null): void {
     this.gtids = start?.gtids ? parseGtidSet(start.gtids) : null;
+    this.inTransaction = false;
+    this.txnGtid = '';
+    this.rowsEventIndex = -1;
+    this.skipEvents = 0;
+    this.skipRows = 0;
     if (start) {
       this.file = start.file;
       this.nextPos = start.pos;

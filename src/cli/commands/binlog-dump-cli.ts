@@ -1,0 +1,15 @@
+import { type Command, ExitCode, wantsHelp } from '../io.js';
+import { binlogDumpCommand } from './binlog-dump.js';
+
+export const binlogDumpCli: Command = {
+  name: 'binlog-dump',
+  summary: 'decode binlog files to one JSON line per event',
+  usage: 'usage: cdc binlog-dump <file|dir> [--start-position N] [--format ndjson]\n',
+  async run(argv, io) {
+    if (wantsHelp(argv) && argv.length === 1) {
+      // binlogDumpCommand prints its own detailed help.
+      return binlogDumpCommand(argv, io);
+    }
+    return argv.length === 0 ? (io.stderr.write(this.usage), ExitCode.USAGE) : binlogDumpCommand(argv, io);
+  },
+};

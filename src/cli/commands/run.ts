@@ -1,0 +1,122 @@
+import { parseArgs } from 'node:util';
+import { CdcError, errorMessage } from '../../common/errors.js';
+import { createLogger, type Logger } from '../../common/logger.js';
+import type { CdcConfig } from '../../config/types.js';
+import { CaptureTask } from '../../engine/capture-task.js';
+import { buildComponents } from '../../engine/components.js';
+import { openConnection } from '../../source/mysql/connection.js';
+import { MySqlSource } from '../../source/mysql/mysql-source.js';
+import { CONFIG_OPTIONS, CONFIG_USAGE, connectionOptions, loadCliConfig } from '../config-loader.js';
+import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
+
+const usage = `usage: cdc run --config <file> [--until-idle <ms>] [--set key=value]...
+
+The capture task: takes a consistent snapshot when needed (snapshot.mode), then streams the binlog, publishing
+Debezium change events to the configured sink and committing offsets after delivery.
+
+${CONFIG_USAGE}
+  --until-idle <ms>     exit 0 once caught up with the server and no change was seen for <ms>
+
+Exit codes: 0 stopped cleanly, 1 failed at run time, 2 bad configuration, 130 interrupted.
+Logs: JSON lines on stderr (readable lines on a terminal; log.format to choose).
+`;
+
+export interface CaptureHandle {
+  task: CaptureTask;
+  source: MySqlSource;
+  done: Promise<void>;
+  stop(): void;
+}
+
+/** Builds and starts a capture task for `config` (shared by `cdc run` and `cdc demo`). */
+export function startCapture(
+  config: CdcConfig,
+  logger: Logger,
+  opts: {
+    untilIdleMs?: number;
+    stdout?: NodeJS.WritableStream;
+    onDelivered?: CaptureTask['options']['onDelivered'];
+  } = {},
+): CaptureHandle {
+  const components = buildComponents(config, logger, opts.stdout);
+  const source = new MySqlSource({
+    config,
+    history: components.schemaHistory,
+    connect: () => openConnection(connectionOptions(config)),
+    logger: logger.child({ component: 'source' }),
+  });
+  const task = new CaptureTask({
+    source,
+    sink: components.sink,
+    offsetStore: components.offsetStore,
+    lease: components.lease,
+    logger,
+    maxBatchSize: config.engine.maxBatchSize,
+    maxQueueSize: config.engine.maxQueueSize,
+    maxQueueSizeInBytes: config.engine.maxQueueSizeInBytes,
+    offsetFlushIntervalMs: config.offsets.flushIntervalMs,
+    ...(opts.onDelivered ? { onDelivered: opts.onDelivered } : {}),
+  });
+  const abort = new AbortController();
+  const done = task
+    .run({ signal: abort.signal, ...(opts.untilIdleMs !== undefined ? { untilIdleMs: opts.untilIdleMs } : {}) })
+    .finally(async () => {
+      await components.offsetStore.close().catch(() => {});
+      await components.schemaHistory.close().catch(() => {});
+    });
+  return { task, source, done, stop: () => abort.abort() };
+}
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run the capture task (snapshot, then stream the binlog)',
+  usage,
+  async run(argv, io: CliIo) {
+    if (wantsHelp(argv)) {
+      io.stdout.write(usage);
+      return ExitCode.OK;
+    }
+    const { values } = parseArgs({
+      args: argv,
+      options: { ...CONFIG_OPTIONS, 'until-idle': { type: 'string' } },
+      strict: true,
+    });
+    const untilIdle = values['until-idle'] === undefined ? undefined : Number(values['until-idle']);
+    if (untilIdle !== undefined && !(Number.isFinite(untilIdle) && untilIdle >= 0)) {
+      io.stderr.write(`cdc run: --until-idle needs a number of milliseconds, got '${values['until-idle']}'\n`);
+      return ExitCode.USAGE;
+    }
+    const config = await loadCliConfig(values, io);
+    if (!config) return ExitCode.USAGE;
+    const logger = createLogger({
+      level: config.log.level,
+      ...(config.log.format === 'auto' ? {} : { format: config.log.format }),
+      stream: io.stderr,
+      base: { connector: config.name },
+    });
+    const handle = startCapture(config, logger, {
+      ...(untilIdle !== undefined ? { untilIdleMs: untilIdle } : {}),
+      stdout: io.stdout,
+    });
+    let interrupted = false;
+    const onSignal = () => {
+      interrupted = true;
+      logger.info('stopping on signal');
+      handle.stop();
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      await handle.done;
+      logger.info('capture stopped', { offset: handle.task.committedOffset });
+      return interrupted ? ExitCode.INTERRUPTED : ExitCode.OK;
+    } catch (err) {
+      const code = err instanceof CdcError ? err.code : 'INTERNAL';
+      logger.error('capture failed', { code, error: errorMessage(err) });
+      return ExitCode.FAILURE;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  },
+};

@@ -1,0 +1,51 @@
+/** Shared `--config <file>` / `--set k=v` handling for commands that run against a database. */
+import { type CdcConfig, ConfigError, loadConfigWithSecrets } from '../config/index.js';
+import type { DatabaseConnectionOptions } from '../source/mysql/connection.js';
+import type { CliIo } from './io.js';
+
+export interface ConfigArgs {
+  config?: string;
+  set?: string[];
+}
+
+export const CONFIG_OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  set: { type: 'string', multiple: true },
+} as const;
+
+export const CONFIG_USAGE = `  -c, --config <file>   configuration (.properties or .json); CDC_* environment variables add to it
+  --set key=value       override one property (repeatable)`;
+
+/** Loads and validates; on a ConfigError prints every problem and returns null (exit code 2). */
+export async function loadCliConfig(args: ConfigArgs, io: CliIo): Promise<CdcConfig | null> {
+  try {
+    return await loadConfigWithSecrets({
+      ...(args.config ? { file: args.config } : {}),
+      env: io.env,
+      ...(args.set ? { overrides: args.set } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.stderr.write(`${err.message}\n`);
+      return null;
+    }
+    throw err;
+  }
+}
+
+export function connectionOptions(config: CdcConfig): DatabaseConnectionOptions {
+  const { database } = config;
+  return {
+    host: database.hostname,
+    port: database.port,
+    user: database.user,
+    password: database.password.reveal(),
+    ssl: {
+      mode: database.ssl.mode,
+      ...(database.ssl.ca ? { ca: database.ssl.ca } : {}),
+      ...(database.ssl.cert ? { cert: database.ssl.cert } : {}),
+      ...(database.ssl.key ? { key: database.ssl.key } : {}),
+    },
+    connectTimeoutMs: database.connectTimeoutMs,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Builds the configured sink, offset store, schema history and lease from a resolved configuration. The only
+ * place that knows which implementation backs which `*.type`; AWS clients come from the standard credential
+ * chain, with `*.endpoint` overrides for local stand-ins.
+ */
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { Logger } from '../common/logger.js';
+import type { CdcConfig } from '../config/types.js';
+import { FileSink, StdoutSink } from '../sinks/file/file-sink.js';
+import { KinesisSink } from '../sinks/kinesis/kinesis-sink.js';
+import type { Sink } from '../sinks/sink.js';
+import { DynamoDbLease } from '../stores/dynamodb/dynamodb-lease.js';
+import { DynamoDbOffsetStore } from '../stores/dynamodb/dynamodb-offset-store.js';
+import { DynamoDbSchemaHistory } from '../stores/dynamodb/dynamodb-schema-history.js';
+import { FileOffsetStore } from '../stores/file/file-offset-store.js';
+import { FileSchemaHistory } from '../stores/file/file-schema-history.js';
+import type { Lease } from '../stores/lease.js';
+import type { OffsetStore } from '../stores/offset-store.js';
+import type { SchemaHistory } from '../stores/schema-history.js';
+
+export interface Components {
+  sink: Sink;
+  offsetStore: OffsetStore;
+  schemaHistory: SchemaHistory;
+  lease: Lease | null;
+}
+
+function awsClientConfig(region: string | null, endpoint: string | null) {
+  return {
+    ...(region ? { region } : {}),
+    ...(endpoint ? { endpoint } : {}),
+  };
+}
+
+export function buildComponents(
+  config: CdcConfig,
+  logger: Logger,
+  stdout: NodeJS.WritableStream = process.stdout,
+): Components {
+  const lease: Lease | null = config.lease.enabled
+    ? new DynamoDbLease({
+        tableName: config.lease.table,
+        leaseName: config.name,
+        leaseDurationMs: config.lease.durationMs,
+        renewIntervalMs: config.lease.renewIntervalMs,
+        clientConfig: awsClientConfig(config.lease.region, config.lease.endpoint),
+        createTables:
+          (config.offsets.type === 'dynamodb' && config.offsets.createTable) ||
+          (config.schemaHistory.type === 'dynamodb' && config.schemaHistory.createTable),
+        logger: logger.child({ component: 'lease' }),
+      })
+    : null;
+
+  const offsets = config.offsets;
+  const offsetStore: OffsetStore =
+    offsets.type === 'file'
+      ? new FileOffsetStore({ path: offsets.filename, connectorName: config.name })
+      : new DynamoDbOffsetStore({
+          tableName: offsets.table,
+          connectorName: config.name,
+          clientConfig: awsClientConfig(offsets.region, offsets.endpoint),
+          createTables: offsets.createTable,
+          fencingToken: () => lease?.token ?? null,
+        });
+
+  const history = config.schemaHistory;
+  const schemaHistory: SchemaHistory =
+    history.type === 'file'
+      ? new FileSchemaHistory({ path: history.filename, connectorName: config.name })
+      : new DynamoDbSchemaHistory({
+          tableName: history.table,
+          connectorName: config.name,
+          clientConfig: awsClientConfig(history.region, history.endpoint),
+          createTables: history.createTable,
+        });
+
+  const s = config.sink;
+  let sink: Sink;
+  switch (s.type) {
+    case 'file':
+      sink = new FileSink({ path: s.path });
+      break;
+    case 'stdout':
+      sink = new StdoutSink({ stream: stdout });
+      break;
+    case 'kinesis':
+      sink = new KinesisSink({
+        ...(s.streamName ? { streamName: s.streamName } : {}),
+        ...(s.streamNameTemplate ? { streamNameTemplate: s.streamNameTemplate } : {}),
+        // PutRecords needs no HTTP/2; HTTP/1.1 also works against local stand-ins.
+        clientConfig: { ...awsClientConfig(s.region, s.endpoint), requestHandler: new NodeHttpHandler() },
+        aggregation: s.aggregation,
+        oversizeHandling: s.oversizeHandling,
+        maxInFlight: s.maxInFlight,
+      });
+      break;
+    case 'kafka':
+      throw new Error('sink.type=kafka is not available in this build yet; use kinesis, file or stdout');
+  }
+  return { sink, offsetStore, schemaHistory, lease };
+}

@@ -1,0 +1,444 @@
+/**
+ * The MySQL-family change source (Debezium's ChangeEventSourceCoordinator for one connector): decides from the
+ * snapshot mode and the stored offset whether to snapshot, rebuilds the schema (from history or the server),
+ * then streams the binlog from the offset. Everything it produces goes through `ctx.emit` onto the queue.
+ */
+import type { Connection as CallbackConnection } from 'mysql2';
+import type { Connection as PromiseConnection } from 'mysql2/promise';
+import { CdcError, errorMessage } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
+import type { CdcConfig } from '../../config/types.js';
+import type { ChangeSource, SourceContext } from '../../engine/capture-task.js';
+import type { SourceOffset } from '../../stores/offset-store.js';
+import type { SchemaHistory, SchemaHistoryEntry } from '../../stores/schema-history.js';
+import { BinlogDecoder, type ColumnHint } from './binlog/decoder.js';
+import { ResilientBinlogStream } from './binlog/replication/index.js';
+import { createRecordFactory, eventOptionsFromConfig } from './record-factory.js';
+import type { TableDef } from './schema/model.js';
+import { loadSchema, readServerInfo, type ServerInfo, trackerOptionsFor } from './schema/schema-loader.js';
+import { SchemaTracker } from './schema/schema-tracker.js';
+import { runConsistentSnapshot } from './snapshot/consistent-snapshot.js';
+import { BinlogStreamer } from './streaming/binlog-streamer.js';
+import type { RecordFactory, SchemaPort, SourceInfo } from './streaming/ports.js';
+import { createTableFilter, type TableFilter } from './table-filter.js';
+
+export interface MySqlSourceOptions {
+  config: CdcConfig;
+  history: SchemaHistory;
+  /** A new promise-API connection to the source database (queries, snapshot). */
+  connect(): Promise<PromiseConnection>;
+  logger: Logger;
+}
+
+/** Live counters for metrics and the demo's view. */
+export interface MySqlSourceStats {
+  phase: 'starting' | 'snapshot' | 'streaming' | 'stopped';
+  snapshotRows: number;
+  snapshotTables: number;
+  eventsSeen: number;
+  eventsFiltered: number;
+  committedTransactions: number;
+  /** Source timestamp (ms) of the last event read; lag = now - this. */
+  lastEventTsMs: number;
+  binlogFile: string;
+  binlogPosition: number;
+  connected: boolean;
+  disconnects: number;
+}
+
+export class MySqlSource implements ChangeSource {
+  readonly stats: MySqlSourceStats = {
+    phase: 'starting',
+    snapshotRows: 0,
+    snapshotTables: 0,
+    eventsSeen: 0,
+    eventsFiltered: 0,
+    committedTransactions: 0,
+    lastEventTsMs: 0,
+    binlogFile: '',
+    binlogPosition: 0,
+    connected: false,
+    disconnects: 0,
+  };
+  private readonly filter: TableFilter;
+  private lastEventAt = Date.now();
+  private streamer: BinlogStreamer | null = null;
+  private statusConn: PromiseConnection | null = null;
+
+  constructor(private readonly options: MySqlSourceOptions) {
+    this.filter = createTableFilter(options.config.filters);
+  }
+
+  msSinceLastEvent(): number {
+    return Date.now() - this.lastEventAt;
+  }
+
+  /** Caught up: streaming, and our last handled event ends where the server's binlog ends. */
+  async isCaughtUp(): Promise<boolean> {
+    if (this.stats.phase === 'stopped') return true;
+    if (this.stats.phase !== 'streaming' || !this.streamer) return false;
+    this.statusConn ??= await this.options.connect();
+    const server = await readServerInfo(this.statusConn);
+    const stmt =
+      server.flavor === 'mysql' && /^(8\.[4-9]|9\.)/.test(server.version)
+        ? 'SHOW BINARY LOG STATUS'
+        : 'SHOW MASTER STATUS';
+    const [rows] = await this.statusConn.query(stmt);
+    const r = (rows as Array<{ File: string; Position: number | string }>)[0];
+    if (!r) return true;
+    const ours = this.streamer.lastEventEnd;
+    return ours.file === r.File && ours.pos >= Number(r.Position);
+  }
+
+  async run(ctx: SourceContext): Promise<void> {
+    const { config, logger } = this.options;
+    const conn = await this.options.connect();
+    let server: ServerInfo;
+    try {
+      server = await readServerInfo(conn);
+    } finally {
+      await conn.end().catch(() => {});
+    }
+    const events = eventOptionsFromConfig(config, 'mysql');
+    const records = createRecordFactory(config, events);
+    const history = this.options.history;
+    await history.initializeStorage();
+    const entries = await history.recover();
+    let seq = entries.reduce((m, e) => Math.max(m, e.seq), 0);
+    const trackerOptions = {
+      ...trackerOptionsFor(server),
+      skipUnparseableDdl: config.schemaHistory.skipUnparseableDdl,
+      logger,
+    };
+
+    let offset = ctx.offset;
+    const mode = config.snapshot.mode;
+    let tracker: SchemaTracker;
+    const positionLost = offset ? !(await this.binlogFileExists(offset.file)) : false;
+    const needSnapshot =
+      offset === null ||
+      offset.snapshot === true ||
+      (mode === 'when_needed' && positionLost) ||
+      ((mode === 'no_data' || mode === 'recovery') && entries.length === 0);
+    if (offset && positionLost && mode !== 'when_needed' && !needSnapshot) {
+      throw new CdcError(
+        'BINLOG_POSITION_LOST',
+        `the stored offset ${offset.file}:${offset.pos} is no longer on the server (binlog purged). Set snapshot.mode=when_needed to take a new snapshot automatically, or increase binlog retention to avoid this`,
+      );
+    }
+
+    if (needSnapshot && mode !== 'never') {
+      this.stats.phase = 'snapshot';
+      const includeData = mode === 'initial' || mode === 'initial_only' || mode === 'when_needed';
+      tracker = new SchemaTracker(trackerOptions);
+      const result = await this.snapshot(ctx, records, tracker, includeData, seq, (s) => {
+        seq = s;
+      });
+      offset = result;
+      if (mode === 'initial_only') {
+        this.stats.phase = 'stopped';
+        logger.info('initial_only snapshot finished; not streaming');
+        return;
+      }
+    } else {
+      if (entries.length === 0 || offset === null) {
+        // snapshot.mode=never on first start, or history lost: take the schema as it is now.
+        logger.warn('no schema history: reading the current schema from the server', { mode });
+        tracker = new SchemaTracker(trackerOptions);
+        const loaded = await this.loadCurrentSchema(tracker);
+        seq = await this.recordSchemaSnapshot(loaded, offset, seq);
+        if (offset === null) offset = await this.currentPosition();
+      } else {
+        const upTo = entries.filter((e) => positionLeq(e.position, offset!));
+        tracker = SchemaTracker.fromHistory(upTo, trackerOptions);
+        logger.info('schema recovered from history', { entries: upTo.length, tables: tracker.tables().length });
+      }
+    }
+
+    if (ctx.signal.aborted) return;
+    await this.stream_(ctx, offset!, tracker, records, seq, server);
+  }
+
+  private async stream_(
+    ctx: SourceContext,
+    start: SourceOffset,
+    tracker: SchemaTracker,
+    records: RecordFactory,
+    seq: number,
+    server: ServerInfo,
+  ): Promise<void> {
+    const { config, logger } = this.options;
+    this.stats.phase = 'streaming';
+    const schema: SchemaPort = {
+      getTable: (db, t) => tracker.getTable(db, t),
+      applyDdl: (ddl, db, pos) => {
+        const applied = tracker.applyDdl(ddl, db, pos);
+        for (const w of applied.warnings) logger.warn(w, { position: `${pos.file}:${pos.pos}` });
+        decoder.invalidateTableCache();
+        return applied;
+      },
+      reload: async (ids) => {
+        const conn = await this.options.connect();
+        try {
+          const wanted = new Set(ids);
+          const loaded = await loadSchema(conn, { tableFilter: (d, t) => wanted.has(`${d}.${t}`) });
+          for (const t of loaded.tables) tracker.putTable(t);
+          logger.warn('re-read table definitions from the server after a DDL the parser could not model', { ids });
+          return loaded.tables.map((t) => ({ type: 'CREATE' as const, id: `${t.database}.${t.name}`, table: t }));
+        } finally {
+          await conn.end().catch(() => {});
+        }
+      },
+    };
+    const decoder = new BinlogDecoder({
+      columnHints: (db, table, count) => hintsFor(tracker.getTable(db, table), count),
+      includeColumns: (db, table) => this.filter(db, table),
+    });
+    const streamer = new BinlogStreamer(
+      {
+        decode: (raw) => decoder.decode(raw),
+        schema,
+        history: this.options.history,
+        records,
+        tableFilter: this.filter,
+        skippedOperations: config.events.skippedOperations,
+        includeSchemaChanges: config.events.includeSchemaChanges,
+        includeQuery: config.events.includeQuery,
+        eventDeserializationFailureHandlingMode: config.engine.eventDeserializationFailureHandlingMode,
+        flavor: server.flavor === 'mariadb' ? 'mariadb' : 'mysql',
+        logger,
+        onEvent: (event) => {
+          this.lastEventAt = Date.now();
+          if (event.header.timestamp > 0) this.stats.lastEventTsMs = event.header.timestamp * 1000;
+        },
+      },
+      start,
+      seq,
+    );
+    this.streamer = streamer;
+    const stream = new ResilientBinlogStream({
+      // The replication client drives mysql2's callback connection underneath the promise wrapper.
+      connection: async () =>
+        ((await this.options.connect()) as unknown as { connection: CallbackConnection }).connection,
+      serverId: config.database.serverId,
+      resumePosition: () => {
+        const o = streamer.resumeOffset ?? start;
+        return { file: o.file, pos: o.pos };
+      },
+      heartbeatIntervalMs: Math.min(30_000, Math.max(1000, config.engine.heartbeatIntervalMs || 30_000)),
+      maxAttempts: config.engine.errors.maxRetries < 0 ? Number.POSITIVE_INFINITY : config.engine.errors.maxRetries,
+      initialDelayMs: config.engine.errors.retryDelayInitialMs,
+      maxDelayMs: config.engine.errors.retryDelayMaxMs,
+      logger,
+    });
+    const onAbort = () => void stream.stop();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    const heartbeat = this.startHeartbeats(ctx, records, streamer);
+    let emitting = 0;
+    const emit: SourceContext['emit'] = async (item) => {
+      emitting++;
+      try {
+        await ctx.emit(item);
+      } finally {
+        emitting--;
+      }
+    };
+    this.heartbeatGate = () => emitting === 0;
+    logger.info('streaming from the binlog', { file: start.file, pos: start.pos, gtids: start.gtids });
+    try {
+      for await (const ev of stream) {
+        if (ctx.signal.aborted) break;
+        await streamer.handle(ev, emit);
+        const st = this.stats;
+        st.eventsSeen = streamer.eventsSeen;
+        st.eventsFiltered = streamer.eventsFiltered;
+        st.committedTransactions = streamer.committedTransactions;
+        st.binlogFile = streamer.lastEventEnd.file;
+        st.binlogPosition = streamer.lastEventEnd.pos;
+        st.connected = stream.state.connected;
+        st.disconnects = stream.state.disconnects;
+      }
+    } finally {
+      if (heartbeat) clearInterval(heartbeat);
+      ctx.signal.removeEventListener('abort', onAbort);
+      await stream.stop().catch(() => {});
+      await this.statusConn?.end().catch(() => {});
+      this.statusConn = null;
+      this.stats.phase = 'stopped';
+    }
+  }
+
+  private heartbeatGate: () => boolean = () => true;
+
+  /** Heartbeats carry the last commit-boundary offset, so offsets advance while captured tables are idle. */
+  private startHeartbeats(ctx: SourceContext, records: RecordFactory, streamer: BinlogStreamer): NodeJS.Timeout | null {
+    const every = this.options.config.engine.heartbeatIntervalMs;
+    if (every <= 0) return null;
+    return setInterval(() => {
+      if (!this.heartbeatGate() || streamer.tracker.inTransaction || ctx.signal.aborted) return;
+      const offset = streamer.resumeOffset;
+      void ctx.emit({ record: records.heartbeat(Date.now()), offset }).catch(() => {});
+    }, every);
+  }
+
+  private async binlogFileExists(file: string): Promise<boolean> {
+    const conn = await this.options.connect();
+    try {
+      const [rows] = await conn.query('SHOW BINARY LOGS');
+      return (rows as Array<{ Log_name: string }>).some((r) => r.Log_name === file);
+    } catch (err) {
+      this.options.logger.warn('cannot list binary logs to check the stored offset', { error: errorMessage(err) });
+      return true;
+    } finally {
+      await conn.end().catch(() => {});
+    }
+  }
+
+  private async currentPosition(): Promise<SourceOffset> {
+    const conn = await this.options.connect();
+    try {
+      const [rows] = await conn.query('SHOW MASTER STATUS');
+      const r = (rows as Array<{ File: string; Position: number | string }>)[0];
+      if (!r) throw new CdcError('PREFLIGHT_FAILED', 'binary logging is off on the source: enable log_bin');
+      return { file: r.File, pos: Number(r.Position) };
+    } finally {
+      await conn.end().catch(() => {});
+    }
+  }
+
+  private async loadCurrentSchema(tracker: SchemaTracker): Promise<{ tables: TableDef[]; ddl: Map<string, string> }> {
+    const conn = await this.options.connect();
+    try {
+      const loaded = await loadSchema(conn, { tableFilter: this.filter, includeCreateStatements: true });
+      for (const d of loaded.databases) tracker.putDatabase(d);
+      for (const t of loaded.tables) tracker.putTable(t);
+      return { tables: loaded.tables, ddl: loaded.createStatements };
+    } finally {
+      await conn.end().catch(() => {});
+    }
+  }
+
+  private async recordSchemaSnapshot(
+    loaded: { tables: TableDef[]; ddl: Map<string, string> },
+    at: SourceOffset | null,
+    seq: number,
+  ): Promise<number> {
+    const position = at ?? (await this.currentPosition());
+    for (const t of loaded.tables) {
+      const id = `${t.database}.${t.name}`;
+      const entry: SchemaHistoryEntry = {
+        seq: ++seq,
+        position: { file: position.file, pos: position.pos, gtids: position.gtids },
+        ts_ms: Date.now(),
+        databaseName: t.database,
+        ddl: loaded.ddl.get(id) ?? '',
+        tableChanges: [{ type: 'CREATE', id, table: t }],
+      };
+      await this.options.history.record(entry);
+    }
+    return seq;
+  }
+
+  private async snapshot(
+    ctx: SourceContext,
+    records: RecordFactory,
+    tracker: SchemaTracker,
+    includeData: boolean,
+    seqStart: number,
+    setSeq: (s: number) => void,
+  ): Promise<SourceOffset> {
+    const { config, logger, history } = this.options;
+    let createStatements = new Map<string, string>();
+    let position: { file: string; pos: number; gtids: string | null } = { file: '', pos: 0, gtids: null };
+    let seq = seqStart;
+    const source = (marker: string): SourceInfo => ({
+      tsMs: Date.now(),
+      snapshot: marker as SourceInfo['snapshot'],
+      serverId: 0,
+      gtid: null,
+      file: position.file,
+      pos: position.pos,
+      row: 0,
+      thread: null,
+      query: null,
+    });
+    const result = await runConsistentSnapshot({
+      connect: this.options.connect,
+      tableFilter: this.filter,
+      lockingMode: config.snapshot.lockingMode,
+      loadSchema: async (conn, tables) => {
+        const wanted = new Set(tables.map((t) => `${t.db}.${t.table}`));
+        const loaded = await loadSchema(conn, {
+          tableFilter: (d, t) => wanted.has(`${d}.${t}`),
+          databases: [...new Set(tables.map((t) => t.db))],
+          includeCreateStatements: true,
+        });
+        createStatements = loaded.createStatements;
+        for (const d of loaded.databases) tracker.putDatabase(d);
+        return loaded.tables;
+      },
+      ...(config.snapshot.fetchSize ? { fetchSize: config.snapshot.fetchSize } : {}),
+      lockTimeoutMs: config.snapshot.lockTimeoutMs,
+      delayMs: config.snapshot.delayMs,
+      selectOverrides: new Map(config.snapshot.selectStatementOverrides),
+      includeData,
+      user: config.database.user,
+      logger,
+      signal: ctx.signal,
+      emitter: {
+        onSchema: async (tables, pos) => {
+          position = pos;
+          for (const t of tables) tracker.putTable(t);
+          for (const t of tables) {
+            const id = `${t.database}.${t.name}`;
+            const entry: SchemaHistoryEntry = {
+              seq: ++seq,
+              position: { file: pos.file, pos: pos.pos, gtids: pos.gtids ?? undefined },
+              ts_ms: Date.now(),
+              databaseName: t.database,
+              ddl: createStatements.get(id) ?? '',
+              tableChanges: [{ type: 'CREATE', id, table: t }],
+            };
+            await history.record(entry);
+            if (config.events.includeSchemaChanges) {
+              const rec = records.schemaChange(entry, source('true'));
+              if (rec) await ctx.emit({ record: rec, offset: null });
+            }
+          }
+          setSeq(seq);
+          this.stats.snapshotTables = tables.length;
+          logger.info('snapshot position established', { file: pos.file, pos: pos.pos, tables: tables.length });
+        },
+        onRow: async (table, row, marker) => {
+          this.stats.snapshotRows++;
+          const out = records.forTable(table).read(row, source(marker));
+          for (const record of out) await ctx.emit({ record, offset: null });
+        },
+      },
+    });
+    const done: SourceOffset = {
+      file: result.position.file,
+      pos: result.position.pos,
+      ...(result.position.gtids ? { gtids: result.position.gtids } : {}),
+      snapshot_completed: true,
+    };
+    await ctx.emit({ record: null, offset: done });
+    logger.info('snapshot completed', { rows: result.totalRows, ms: result.durationMs, lock: result.lockMode });
+    return done;
+  }
+}
+
+function positionLeq(a: { file: string; pos: number }, b: { file: string; pos: number }): boolean {
+  return a.file < b.file || (a.file === b.file && a.pos <= b.pos);
+}
+
+/** Column facts for servers that log no TABLE_MAP metadata (binlog_row_metadata=MINIMAL/none on old servers). */
+function hintsFor(table: TableDef | undefined, count: number): Array<ColumnHint | undefined> | undefined {
+  if (!table || table.columns.length !== count) return undefined;
+  return table.columns.map((c) => ({
+    unsigned: c.unsigned,
+    ...(c.charset ? { charset: c.charset } : {}),
+    binary: c.charset === 'binary' || /blob|binary/.test(c.dataType),
+    json: c.dataType === 'json',
+  }));
+}

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { useMariaDb } from '../harness/fixtures.js';
+import { captureEnv, changes } from './support/capture.js';
+
+const db = useMariaDb();
+
+test('snapshot then streaming to the file sink: r, c, u, d with tombstones, schema of their time after ALTER', async () => {
+  const server = db();
+  const name = await server.createDatabase('cap');
+  await server.query(`CREATE TABLE ${name}.items (id INT PRIMARY KEY, label VARCHAR(40), price DECIMAL(10,2))`);
+  await server.query(`INSERT INTO ${name}.items VALUES (1,'one',1.50),(2,'two',2.25)`);
+  const env = captureEnv(server, name);
+
+  const first = await env.runUntilIdle();
+  const snap = changes(first, 'items');
+  assert.deepEqual(
+    snap.map((v) => [v.op, (v.after as { id: number }).id]),
+    [
+      ['r', 1],
+      ['r', 2],
+    ],
+  );
+  assert.equal((snap[0].source as { snapshot: string }).snapshot, 'first');
+  assert.equal((snap[1].source as { snapshot: string }).snapshot, 'last');
+
+  await server.query(`INSERT INTO ${name}.items VALUES (3,'three',3.00)`);
+  await server.query(`UPDATE ${name}.items SET label='uno' WHERE id=1`);
+  await server.query(`DELETE FROM ${name}.items WHERE id=2`);
+  await server.query(`ALTER TABLE ${name}.items ADD COLUMN note VARCHAR(10) NULL AFTER label`);
+  await server.query(`INSERT INTO ${name}.items VALUES (4,'four','n4',4.00)`);
+
+  const all = await env.runUntilIdle();
+  const stream = all.slice(first.length);
+  const items = changes(stream, 'items');
+  assert.deepEqual(
+    items.map((v) => v.op),
+    ['c', 'u', 'd', 'c'],
+  );
+  assert.deepEqual(items[1].before, { id: 1, label: 'one', price: 'AJY=' });
+  assert.deepEqual(items[1].after, { id: 1, label: 'uno', price: 'AJY=' });
+  assert.deepEqual(items[3].after, { id: 4, label: 'four', note: 'n4', price: 'AZA=' });
+  const tombstones = stream.filter((l) => l.value === null);
+  assert.equal(tombstones.length, 1);
+  assert.deepEqual(tombstones[0].key, { id: 2 });
+  const ddl = stream.filter((l) => l.topic === 'it' && l.value && 'ddl' in l.value);
+  assert.equal(ddl.length, 1);
+  assert.match(String(ddl[0].value?.ddl), /ADD COLUMN note/);
+});

@@ -1,0 +1,76 @@
+/** Helpers for end-to-end capture tests: a config for a harness server and reading the file sink's output. */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCapture } from '../../../src/cli/commands/run.js';
+import { createLogger, silentLogger } from '../../../src/common/logger.js';
+import { parseConfig } from '../../../src/config/index.js';
+import type { CdcConfig } from '../../../src/config/types.js';
+import type { MariaDbServer } from '../../harness/mariadb.js';
+
+export interface SinkLine {
+  topic: string;
+  key: Record<string, unknown> | null;
+  value: Record<string, unknown> | null;
+  headers?: Record<string, unknown>;
+}
+
+export interface CaptureEnv {
+  dir: string;
+  config: CdcConfig;
+  /** Runs the capture until it is caught up and idle, then returns every line written so far. */
+  runUntilIdle(idleMs?: number): Promise<SinkLine[]>;
+  lines(): SinkLine[];
+}
+
+export function captureEnv(db: MariaDbServer, database: string, extra: Record<string, string> = {}): CaptureEnv {
+  const dir = mkdtempSync(join(tmpdir(), 'cdc-it-'));
+  const out = join(dir, 'events.ndjson');
+  const config = parseConfig({
+    name: `it-${database}`,
+    'topic.prefix': 'it',
+    'database.hostname': db.host,
+    'database.port': String(db.port),
+    'database.user': db.admin.user,
+    'database.password': db.admin.password,
+    'database.server.id': String(7000 + Math.floor(Math.random() * 1000)),
+    'database.include.list': database,
+    'database.ssl.mode': 'disabled',
+    'sink.type': 'file',
+    'sink.file.path': out,
+    'offset.storage.file.filename': join(dir, 'offsets.json'),
+    'schema.history.internal.file.filename': join(dir, 'history.jsonl'),
+    'offset.flush.interval.ms': '100',
+    ...extra,
+  });
+  const lines = (): SinkLine[] => {
+    let text = '';
+    try {
+      text = readFileSync(out, 'utf8');
+    } catch {
+      return [];
+    }
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as SinkLine);
+  };
+  return {
+    dir,
+    config,
+    lines,
+    async runUntilIdle(idleMs = 400) {
+      const logger = process.env.CDC_TEST_DEBUG ? createLogger({ level: 'debug' }) : silentLogger;
+      const handle = startCapture(config, logger, { untilIdleMs: idleMs });
+      await handle.done;
+      return lines();
+    },
+  };
+}
+
+/** Data-change events of one table, in order. */
+export function changes(lines: SinkLine[], table: string): Array<Record<string, unknown>> {
+  return lines
+    .filter((l) => l.value !== null && l.topic.endsWith(`.${table}`) && 'op' in (l.value ?? {}))
+    .map((l) => l.value as Record<string, unknown>);
+}
