@@ -10,7 +10,7 @@ tracker.apply(
   { defaultDatabase: 'app' },
 );
 const table = tracker.getTable('app', 't')!;
-const types = [T.LONG, T.VARCHAR, T.STRING, T.STRING, T.NEWDECIMAL, T.DATETIME2, T.BLOB, T.TINY, T.STRING];
+const types: number[] = [T.LONG, T.VARCHAR, T.STRING, T.STRING, T.NEWDECIMAL, T.DATETIME2, T.BLOB, T.TINY, T.STRING];
 
 describe('checkTableMap', () => {
   it('accepts a matching TABLE_MAP with full metadata (numeric-only signedness, per-ENUM member lists)', () => {
