@@ -307,7 +307,7 @@ export class SchemaTracker {
           return r;
         }
         const id = this.resolve(stmt.table, defaultDb);
-        if (!id) return (noDb(stmt.table), r);
+        if (!id) return noDb(stmt.table);
         if (!this.accepts(id.db, id.name)) return ignore(r);
         const exists = this.getTable(id.db, id.name) !== undefined;
         if (exists && stmt.ifNotExists) return r;
@@ -358,7 +358,7 @@ export class SchemaTracker {
         return r;
       case 'TRUNCATE_TABLE': {
         const id = this.resolve(stmt.table, defaultDb);
-        if (!id) return (noDb(stmt.table), r);
+        if (!id) return noDb(stmt.table);
         const t = this.getTable(id.db, id.name);
         if (t) r.truncated.push(tableId(t.database, t.name));
         else r.ignored = true;
