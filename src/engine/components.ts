@@ -3,6 +3,7 @@
  * place that knows which implementation backs which `*.type`; AWS clients come from the standard credential
  * chain, with `*.endpoint` overrides for local stand-ins.
  */
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { Logger } from '../common/logger.js';
 import type { CdcConfig } from '../config/types.js';
@@ -25,6 +26,23 @@ export interface Components {
   lease: Lease | null;
 }
 
+/** Injected pieces that replace what the config would build (tests: fault-injecting SDK middleware). */
+export interface ComponentOverrides {
+  /** Client of the Kinesis sink (the sink does not destroy it). */
+  kinesisClient?: KinesisClient;
+}
+
+/**
+ * Safety margin of the lease: the holder stops this long before its lease could look expired to others. 10 s (the
+ * lease's default) for the default 30 s lease, scaled down for short leases so that every duration/renewal pair the
+ * config accepts (renewal < duration) leaves room for a few renewals before the local deadline.
+ */
+export function leaseSafetyMarginMs(durationMs: number, renewIntervalMs: number): number {
+  let margin = Math.min(10_000, Math.floor(durationMs / 3));
+  if (renewIntervalMs >= durationMs - margin) margin = Math.floor((durationMs - renewIntervalMs) / 2);
+  return margin;
+}
+
 function awsClientConfig(region: string | null, endpoint: string | null) {
   return {
     ...(region ? { region } : {}),
@@ -36,6 +54,7 @@ export function buildComponents(
   config: CdcConfig,
   logger: Logger,
   stdout: NodeJS.WritableStream = process.stdout,
+  overrides: ComponentOverrides = {},
 ): Components {
   const lease: Lease | null = config.lease.enabled
     ? new DynamoDbLease({
@@ -43,6 +62,7 @@ export function buildComponents(
         leaseName: config.name,
         leaseDurationMs: config.lease.durationMs,
         renewIntervalMs: config.lease.renewIntervalMs,
+        safetyMarginMs: leaseSafetyMarginMs(config.lease.durationMs, config.lease.renewIntervalMs),
         clientConfig: awsClientConfig(config.lease.region, config.lease.endpoint),
         createTables:
           (config.offsets.type === 'dynamodb' && config.offsets.createTable) ||
@@ -87,6 +107,7 @@ export function buildComponents(
       sink = new KinesisSink({
         ...(s.streamName ? { streamName: s.streamName } : {}),
         ...(s.streamNameTemplate ? { streamNameTemplate: s.streamNameTemplate } : {}),
+        ...(overrides.kinesisClient ? { client: overrides.kinesisClient } : {}),
         // PutRecords needs no HTTP/2; HTTP/1.1 also works against local stand-ins.
         clientConfig: { ...awsClientConfig(s.region, s.endpoint), requestHandler: new NodeHttpHandler() },
         aggregation: s.aggregation,

@@ -45,7 +45,9 @@ export class Publisher {
     const flushEvery = this.options.offsetFlushIntervalMs ?? 1000;
     try {
       for (;;) {
-        const batch = await queue.takeBatch(maxBatchSize, flushEvery);
+        // The timeout only serves pending commits; with flushEvery 0 each batch commits at once, so wait unbounded
+        // (a 0 ms timeout would spin on empty batches while the source is idle).
+        const batch = await queue.takeBatch(maxBatchSize, flushEvery > 0 ? flushEvery : undefined);
         if (batch === null) break;
         if (batch.length > 0) await this.deliver(batch);
         if (this.pending && Date.now() - this.lastCommitAt >= flushEvery) await this.commit();

@@ -3,7 +3,7 @@ import { CdcError, errorMessage } from '../../common/errors.js';
 import { createLogger, type Logger } from '../../common/logger.js';
 import type { CdcConfig } from '../../config/types.js';
 import { CaptureTask } from '../../engine/capture-task.js';
-import { buildComponents } from '../../engine/components.js';
+import { buildComponents, type ComponentOverrides } from '../../engine/components.js';
 import { openConnection } from '../../source/mysql/connection.js';
 import { MySqlSource } from '../../source/mysql/mysql-source.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, connectionOptions, loadCliConfig } from '../config-loader.js';
@@ -36,9 +36,11 @@ export function startCapture(
     untilIdleMs?: number;
     stdout?: NodeJS.WritableStream;
     onDelivered?: CaptureTask['options']['onDelivered'];
+    /** Replace built components (tests inject a Kinesis client carrying fault-injection middleware). */
+    overrides?: ComponentOverrides;
   } = {},
 ): CaptureHandle {
-  const components = buildComponents(config, logger, opts.stdout);
+  const components = buildComponents(config, logger, opts.stdout, opts.overrides);
   const source = new MySqlSource({
     config,
     history: components.schemaHistory,
