@@ -56,17 +56,30 @@ export function base64UrlSafe(buf: Buffer): string {
   return buf.toString('base64').replaceAll('+', '-').replaceAll('/', '_');
 }
 
+/**
+ * The binlog logs MariaDB's fixed-size UUID/INET4/INET6 like BINARY(n): trailing zero bytes stripped. Pad them
+ * back on the right before formatting.
+ */
+function fixed(buf: Buffer, size: number): Buffer {
+  if (buf.length >= size) return buf;
+  const out = Buffer.alloc(size);
+  buf.copy(out);
+  return out;
+}
+
 export function uuidText(buf: Buffer): string {
-  const h = buf.toString('hex').padStart(32, '0');
+  const h = fixed(buf, 16).toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-export function inet4Text(buf: Buffer): string {
+export function inet4Text(b: Buffer): string {
+  const buf = fixed(b, 4);
   return `${buf[0]}.${buf[1]}.${buf[2]}.${buf[3]}`;
 }
 
 /** RFC 5952 text (longest zero run compressed, IPv4-mapped tail) as MariaDB prints INET6. */
-export function inet6Text(buf: Buffer): string {
+export function inet6Text(b: Buffer): string {
+  const buf = fixed(b, 16);
   const groups: number[] = [];
   for (let i = 0; i < 16; i += 2) groups.push((buf[i] << 8) | buf[i + 1]);
   const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;

@@ -67,6 +67,12 @@ export function textConverterFor(col: ColumnDef): TextConverter {
         return mask;
       };
     }
+    case 'uuid':
+    case 'inet4':
+    case 'inet6':
+      // The text protocol returns MariaDB's canonical text; the binlog has the raw bytes, which the event
+      // converters format into this same text.
+      return (v) => (v === null ? null : Buffer.isBuffer(v) ? v.toString('latin1') : v);
     case 'binary':
     case 'varbinary':
     case 'tinyblob':
@@ -81,9 +87,6 @@ export function textConverterFor(col: ColumnDef): TextConverter {
     case 'multilinestring':
     case 'multipolygon':
     case 'geometrycollection':
-    case 'uuid':
-    case 'inet4':
-    case 'inet6':
     case 'vector':
       return toBuffer(t);
     default:
