@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../../common/logger.js';
 import type { CdcConfig } from '../../config/types.js';
 import { CaptureTask } from '../../engine/capture-task.js';
 import { buildComponents, type ComponentOverrides } from '../../engine/components.js';
+import { startMetrics } from '../../metrics/index.js';
 import { openConnection } from '../../source/mysql/connection.js';
 import { MySqlSource } from '../../source/mysql/mysql-source.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, connectionOptions, loadCliConfig } from '../config-loader.js';
@@ -100,6 +101,17 @@ export const runCommand: Command = {
       ...(untilIdle !== undefined ? { untilIdleMs: untilIdle } : {}),
       stdout: io.stdout,
     });
+    // EMF lines go to stdout (CloudWatch extracts them from the task's log stream); stderr when stdout is the sink.
+    const metrics =
+      config.metrics.emfEnabled || config.metrics.httpPort !== null
+        ? startMetrics({
+            config,
+            source: handle.source,
+            task: handle.task,
+            logger: logger.child({ component: 'metrics' }),
+            stdout: config.sink.type === 'stdout' ? io.stderr : io.stdout,
+          })
+        : null;
     let interrupted = false;
     const onSignal = () => {
       interrupted = true;
@@ -119,6 +131,7 @@ export const runCommand: Command = {
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      await metrics?.stop();
     }
   },
 };

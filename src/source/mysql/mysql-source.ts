@@ -44,6 +44,12 @@ export interface MySqlSourceStats {
   binlogPosition: number;
   connected: boolean;
   disconnects: number;
+  /** Snapshot tables completely scanned; wall-clock start/end of the snapshot (0 = not yet). */
+  snapshotTablesCompleted: number;
+  snapshotStartedAtMs: number;
+  snapshotCompletedAtMs: number;
+  /** GTID set of the last resume position (null when the server logs none). */
+  gtids: string | null;
 }
 
 export class MySqlSource implements ChangeSource {
@@ -59,6 +65,10 @@ export class MySqlSource implements ChangeSource {
     binlogPosition: 0,
     connected: false,
     disconnects: 0,
+    snapshotTablesCompleted: 0,
+    snapshotStartedAtMs: 0,
+    snapshotCompletedAtMs: 0,
+    gtids: null,
   };
   private readonly filter: TableFilter;
   private lastEventAt = Date.now();
@@ -129,6 +139,7 @@ export class MySqlSource implements ChangeSource {
 
     if (needSnapshot && mode !== 'never') {
       this.stats.phase = 'snapshot';
+      this.stats.snapshotStartedAtMs = Date.now();
       const includeData = mode === 'initial' || mode === 'initial_only' || mode === 'when_needed';
       tracker = new SchemaTracker(trackerOptions);
       const result = await this.snapshot(ctx, records, tracker, includeData, seq, (s) => {
@@ -255,6 +266,7 @@ export class MySqlSource implements ChangeSource {
         st.committedTransactions = streamer.committedTransactions;
         st.binlogFile = streamer.lastEventEnd.file;
         st.binlogPosition = streamer.lastEventEnd.pos;
+        st.gtids = streamer.resumeOffset?.gtids ?? st.gtids;
         st.connected = stream.state.connected;
         st.disconnects = stream.state.disconnects;
       }
@@ -414,8 +426,12 @@ export class MySqlSource implements ChangeSource {
           const out = records.forTable(table).read(row, source(marker));
           for (const record of out) await ctx.emit({ record, offset: null });
         },
+        onTableDone: async () => {
+          this.stats.snapshotTablesCompleted++;
+        },
       },
     });
+    this.stats.snapshotCompletedAtMs = Date.now();
     const done: SourceOffset = {
       file: result.position.file,
       pos: result.position.pos,
