@@ -1,0 +1,252 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { silentLogger } from '../../../src/common/logger.js';
+import {
+  CONNECTOR_DIMENSION,
+  CORE_METRIC_NAMES,
+  type EmfDocument,
+  HealthMonitor,
+  METRIC_DEFINITIONS,
+  METRICS_NAMESPACE,
+  MetricsCollector,
+  type MetricsSource,
+  type MetricsSourceStats,
+  prometheusName,
+  SnapshotMetric,
+  StreamingMetric,
+  startMetrics,
+  toEmf,
+  toPrometheus,
+} from '../../../src/metrics/index.js';
+
+function fakeSource(over: Partial<MetricsSourceStats> = {}): MetricsSource & {
+  stats: MetricsSourceStats;
+  silentMs: number;
+  caughtUp: boolean | Error;
+  checks: number;
+} {
+  const s = {
+    stats: {
+      phase: 'starting',
+      snapshotRows: 0,
+      snapshotTables: 0,
+      eventsSeen: 0,
+      eventsFiltered: 0,
+      committedTransactions: 0,
+      lastEventTsMs: 0,
+      binlogFile: '',
+      binlogPosition: 0,
+      connected: false,
+      disconnects: 0,
+      ...over,
+    } as MetricsSourceStats,
+    silentMs: 0,
+    caughtUp: true as boolean | Error,
+    checks: 0,
+    msSinceLastEvent: () => s.silentMs,
+    isCaughtUp: async () => {
+      s.checks++;
+      if (s.caughtUp instanceof Error) throw s.caughtUp;
+      return s.caughtUp;
+    },
+  };
+  return s;
+}
+const task = { queue: { remainingCapacity: 2040, sizeInBytes: 1234, length: 8 } };
+
+describe('collector', () => {
+  test('snapshot progress, duration and completion from the source stats', () => {
+    let now = 1_000_000;
+    const src = fakeSource({ phase: 'snapshot', snapshotTables: 3, snapshotRows: 10, snapshotStartedAtMs: now - 4000 });
+    src.stats.snapshotTablesCompleted = 1;
+    const c = new MetricsCollector(src, task, () => now);
+    let v = c.sample().values;
+    assert.equal(v.TotalTableCount, 3);
+    assert.equal(v.RemainingTableCount, 2);
+    assert.equal(v.RowsScanned, 10);
+    assert.equal(v.SnapshotRunning, 1);
+    assert.equal(v.SnapshotCompleted, 0);
+    assert.equal(v.SnapshotDurationInSeconds, 4);
+    now += 6000;
+    src.stats.phase = 'streaming';
+    src.stats.snapshotCompletedAtMs = now - 1000;
+    v = c.sample().values;
+    assert.equal(v.SnapshotRunning, 0);
+    assert.equal(v.SnapshotCompleted, 1);
+    assert.equal(v.RemainingTableCount, 0);
+    assert.equal(v.SnapshotDurationInSeconds, 9);
+  });
+
+  test('snapshot times observed from phase changes when the source does not report them', () => {
+    let now = 0;
+    const src = fakeSource();
+    const c = new MetricsCollector(src, task, () => now);
+    c.sample();
+    now = 100;
+    src.stats.phase = 'snapshot';
+    c.sample();
+    now = 2600;
+    src.stats.phase = 'streaming';
+    const v = c.sample().values;
+    assert.equal(v.SnapshotDurationInSeconds, 2.5);
+    assert.equal(v.SnapshotCompleted, 1);
+  });
+
+  test('lag is processing time minus event time and does not grow while idle; queue and position', () => {
+    const now = 50_000;
+    const src = fakeSource({
+      phase: 'streaming',
+      lastEventTsMs: 40_000,
+      binlogFile: 'mysql-bin.000003',
+      binlogPosition: 777,
+      gtids: '0-1-42',
+      connected: true,
+    });
+    src.silentMs = 8000; // processed at 42 000, event written at 40 000
+    const s = new MetricsCollector(src, task, () => now).sample();
+    assert.equal(s.values.MilliSecondsBehindSource, 2000);
+    assert.equal(s.values.MilliSecondsSinceLastEvent, 8000);
+    assert.equal(s.values.QueueRemainingCapacity, 2040);
+    assert.equal(s.values.CurrentQueueSizeInBytes, 1234);
+    assert.equal(s.values.Connected, 1);
+    assert.deepEqual(s.properties, {
+      Phase: 'streaming',
+      BinlogFile: 'mysql-bin.000003',
+      BinlogPosition: 777,
+      Gtids: '0-1-42',
+    });
+    assert.equal(s.values.SchemaHistoryChangesApplied, undefined);
+  });
+});
+
+describe('EMF and Prometheus', () => {
+  const src = fakeSource({ phase: 'streaming', eventsSeen: 5, binlogFile: 'b.000001', binlogPosition: 4 });
+  const sample = new MetricsCollector(src, task, () => 1234).sample();
+
+  test('EMF document: one directive, Connector dimension, every core metric with its unit and a top-level value', () => {
+    const doc: EmfDocument = JSON.parse(JSON.stringify(toEmf(sample, 'orders')));
+    assert.equal(doc._aws.Timestamp, 1234);
+    assert.equal(doc._aws.CloudWatchMetrics.length, 1);
+    const d = doc._aws.CloudWatchMetrics[0];
+    assert.equal(d.Namespace, METRICS_NAMESPACE);
+    assert.deepEqual(d.Dimensions, [[CONNECTOR_DIMENSION]]);
+    assert.deepEqual(d.Metrics.map((m) => m.Name).sort(), [...CORE_METRIC_NAMES].sort());
+    for (const m of d.Metrics) {
+      assert.equal(m.Unit, METRIC_DEFINITIONS[m.Name as keyof typeof METRIC_DEFINITIONS].unit);
+      assert.equal(typeof doc[m.Name], 'number', m.Name);
+    }
+    assert.equal(doc[CONNECTOR_DIMENSION], 'orders');
+    assert.equal(doc.BinlogFile, 'b.000001');
+    assert.equal(doc.TotalNumberOfEventsSeen, 5);
+  });
+
+  test('Prometheus text: HELP/TYPE per metric, counters end in _total, labels escaped', () => {
+    assert.equal(prometheusName(StreamingMetric.MilliSecondsBehindSource), 'cdc_milli_seconds_behind_source');
+    assert.equal(prometheusName(StreamingMetric.TotalNumberOfEventsSeen), 'cdc_total_number_of_events_seen_total');
+    const text = toPrometheus(sample, 'a"b');
+    assert.match(text, /^# TYPE cdc_total_number_of_events_seen_total counter$/m);
+    assert.match(text, /^cdc_total_number_of_events_seen_total\{connector="a\\"b"\} 5$/m);
+    assert.match(text, /^# TYPE cdc_rows_scanned_total counter$/m);
+    assert.match(
+      text,
+      /^cdc_info\{connector="a\\"b",phase="streaming",binlog_file="b.000001",binlog_position="4"\} 1$/m,
+    );
+    const samples = text.split('\n').filter((l) => l && !l.startsWith('#'));
+    assert.equal(samples.length, CORE_METRIC_NAMES.length + 1);
+  });
+});
+
+describe('health', () => {
+  test('starting within grace, snapshot stall, stopped', async () => {
+    let now = 0;
+    const src = fakeSource();
+    const h = new HealthMonitor(src, { startupGraceMs: 1000, snapshotStallMs: 5000 }, () => now);
+    assert.equal((await h.check()).healthy, true);
+    now = 1500;
+    assert.match((await h.check()).reason, /still starting/);
+    src.stats.phase = 'snapshot';
+    src.stats.snapshotRows = 1;
+    assert.equal((await h.check()).healthy, true);
+    now = 6000;
+    assert.equal((await h.check()).healthy, true, 'progress 4.5 s ago');
+    now = 7000;
+    assert.match((await h.check()).reason, /no progress/);
+    src.stats.snapshotRows = 2;
+    assert.equal((await h.check()).healthy, true);
+    src.stats.phase = 'stopped';
+    assert.deepEqual(await h.check(), { healthy: false, phase: 'stopped', reason: 'capture stopped' });
+  });
+
+  test('streaming: silence is fine while caught up, unhealthy when the server moved or cannot be asked', async () => {
+    let now = 0;
+    const src = fakeSource({ phase: 'streaming' });
+    const h = new HealthMonitor(src, { stuckAfterMs: 1000, recheckIntervalMs: 500 }, () => now);
+    src.silentMs = 900;
+    assert.equal((await h.check()).healthy, true);
+    assert.equal(src.checks, 0, 'no server query while events flow');
+    src.silentMs = 5000;
+    assert.equal((await h.check()).reason, 'idle: caught up with the server');
+    src.caughtUp = false;
+    assert.equal((await h.check()).healthy, true, 'cached result reused within recheckIntervalMs');
+    assert.equal(src.checks, 1);
+    now = 600;
+    const s = await h.check();
+    assert.equal(s.healthy, false);
+    assert.match(s.reason, /server's binlog has moved on/);
+    now = 1200;
+    src.caughtUp = new Error('ECONNREFUSED');
+    assert.match((await h.check()).reason, /cannot be read: ECONNREFUSED/);
+  });
+});
+
+describe('startMetrics', () => {
+  test('HTTP endpoint serves /metrics, /health (200/503) and 404; EMF line on flush and stop', async () => {
+    const src = fakeSource({ phase: 'streaming', eventsSeen: 3 });
+    const lines: string[] = [];
+    const stdout = { write: (l: string) => lines.push(l) } as unknown as NodeJS.WritableStream;
+    const m = startMetrics({
+      config: { name: 'c1', metrics: { emfEnabled: true, httpPort: null } },
+      source: src,
+      task,
+      logger: silentLogger,
+      stdout,
+      emfIntervalMs: 3_600_000,
+      httpPort: 0,
+      httpHost: '127.0.0.1',
+    });
+    const addr = await m.http;
+    assert.ok(addr);
+    const base = `http://127.0.0.1:${addr.port}`;
+    const metrics = await fetch(`${base}/metrics`);
+    assert.equal(metrics.status, 200);
+    assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain; version=0.0.4/);
+    assert.match(await metrics.text(), /^cdc_total_number_of_events_seen_total\{connector="c1"\} 3$/m);
+    const ok = await fetch(`${base}/health`);
+    assert.equal(ok.status, 200);
+    assert.equal(((await ok.json()) as { phase: string }).phase, 'streaming');
+    src.stats.phase = 'stopped';
+    assert.equal((await fetch(`${base}/health`)).status, 503);
+    assert.equal((await fetch(`${base}/nope`)).status, 404);
+    m.flush();
+    await m.stop();
+    assert.equal(lines.length, 2, 'one explicit flush + the final line on stop');
+    const doc = JSON.parse(lines[1]) as EmfDocument;
+    assert.equal(doc.TotalNumberOfEventsSeen, 3);
+    assert.equal(doc[SnapshotMetric.SnapshotRunning], 0);
+    await assert.rejects(fetch(`${base}/health`), 'server closed');
+  });
+
+  test('both outputs off: nothing written, no server', async () => {
+    const lines: string[] = [];
+    const m = startMetrics({
+      config: { name: 'c', metrics: { emfEnabled: false, httpPort: null } },
+      source: fakeSource(),
+      task,
+      logger: silentLogger,
+      stdout: { write: (l: string) => lines.push(l) } as unknown as NodeJS.WritableStream,
+    });
+    assert.equal(await m.http, null);
+    await m.stop();
+    assert.deepEqual(lines, []);
+  });
+});
