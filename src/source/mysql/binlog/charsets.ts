@@ -34,6 +34,8 @@ export function charsetOfCollation(id: number): string | undefined {
 export type StringDecoderFn = (buf: Buffer, start: number, end: number) => string;
 
 const utf8: StringDecoderFn = (b, s, e) => b.toString('utf8', s, e);
+/** The UTF-8 decoder `stringDecoderFor` returns for utf8mb4/utf8mb3 (column decoders special-case it). */
+export const utf8Decoder: StringDecoderFn = utf8;
 const latin1Node: StringDecoderFn = (b, s, e) => b.toString('latin1', s, e);
 
 function whatwg(label: string): StringDecoderFn {

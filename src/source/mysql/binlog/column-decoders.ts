@@ -6,7 +6,7 @@
 import { ColumnType, columnTypeName } from '../column-type.js';
 import { type CellValue, MysqlJson, MysqlTimestamp } from '../values.js';
 import type { ByteReader } from './byte-reader.js';
-import { type StringDecoderFn, stringDecoderFor } from './charsets.js';
+import { type StringDecoderFn, stringDecoderFor, utf8Decoder } from './charsets.js';
 import { decimalBinarySize, decodeDecimal } from './decimal.js';
 import { BinlogDecodeError } from './errors.js';
 import { jsonBinaryToText } from './json-binary.js';
@@ -78,6 +78,19 @@ function textOrBytes(decode: StringDecoderFn | null, json: boolean): (buf: Buffe
   return decode;
 }
 
+/** Text/bytes columns; UTF-8 text (the common case) gets a closure of its own with no further indirection. */
+function stringColumn(lenBytes: number, decode: StringDecoderFn | null, json: boolean): ColumnDecoder {
+  if (decode !== utf8Decoder || json) return lengthPrefixed(lenBytes, textOrBytes(decode, json));
+  return (r) => {
+    const len = readLen(r, lenBytes);
+    const start = r.pos;
+    const end = start + len;
+    if (end > r.end) throw truncated(r, len);
+    r.pos = end;
+    return r.buf.toString('utf8', start, end);
+  };
+}
+
 function fixed(size: number, read: (buf: Buffer, pos: number) => CellValue): ColumnDecoder {
   return (r) => {
     const p = r.pos;
@@ -120,19 +133,48 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
   const meta = col.meta;
   switch (col.realType) {
     case ColumnType.TINY:
-      return unsigned ? fixed(1, (b, p) => b[p]) : fixed(1, (b, p) => b.readInt8(p));
+      return unsigned
+        ? (r) => r.buf[r.pos++]
+        : (r) => {
+            const v = r.buf[r.pos++];
+            return v > 127 ? v - 256 : v;
+          };
     case ColumnType.SHORT:
       return unsigned ? fixed(2, (b, p) => b.readUInt16LE(p)) : fixed(2, (b, p) => b.readInt16LE(p));
     case ColumnType.INT24:
       return unsigned ? fixed(3, (b, p) => b.readUIntLE(p, 3)) : fixed(3, (b, p) => b.readIntLE(p, 3));
     case ColumnType.LONG:
-      return unsigned ? fixed(4, (b, p) => b.readUInt32LE(p)) : fixed(4, (b, p) => b.readInt32LE(p));
+      return unsigned
+        ? (r) => {
+            const p = r.pos;
+            r.pos = p + 4;
+            return r.buf.readUInt32LE(p);
+          }
+        : (r) => {
+            const p = r.pos;
+            r.pos = p + 4;
+            return r.buf.readInt32LE(p);
+          };
     case ColumnType.LONGLONG:
-      return unsigned ? fixed(8, readUint64) : fixed(8, readInt64);
+      return unsigned
+        ? (r) => {
+            const p = r.pos;
+            r.pos = p + 8;
+            return readUint64(r.buf, p);
+          }
+        : (r) => {
+            const p = r.pos;
+            r.pos = p + 8;
+            return readInt64(r.buf, p);
+          };
     case ColumnType.FLOAT:
       return fixed(4, (b, p) => b.readFloatLE(p));
     case ColumnType.DOUBLE:
-      return fixed(8, (b, p) => b.readDoubleLE(p));
+      return (r) => {
+        const p = r.pos;
+        r.pos = p + 8;
+        return r.buf.readDoubleLE(p);
+      };
     case ColumnType.YEAR:
       return fixed(1, (b, p) => (b[p] === 0 ? 0 : 1900 + b[p]));
     case ColumnType.NULL:
@@ -140,7 +182,12 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
     case ColumnType.NEWDECIMAL: {
       const precision = meta >> 8;
       const scale = meta & 0xff;
-      return fixed(decimalBinarySize(precision, scale), (b, p) => decodeDecimal(b, p, precision, scale));
+      const size = decimalBinarySize(precision, scale);
+      return (r) => {
+        const p = r.pos;
+        r.pos = p + size;
+        return decodeDecimal(r.buf, p, precision, scale);
+      };
     }
     case ColumnType.DATE:
     case ColumnType.NEWDATE:
@@ -151,22 +198,34 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
       return fixed(3 + fracBytes(meta), (b, p) => decodeTime2(b, p, meta));
     case ColumnType.DATETIME:
       return fixed(8, decodeDatetimeOld);
-    case ColumnType.DATETIME2:
-      return fixed(5 + fracBytes(meta), (b, p) => decodeDatetime2(b, p, meta));
+    case ColumnType.DATETIME2: {
+      const size = 5 + fracBytes(meta);
+      return (r) => {
+        const p = r.pos;
+        r.pos = p + size;
+        return decodeDatetime2(r.buf, p, meta);
+      };
+    }
     case ColumnType.TIMESTAMP:
       return fixed(4, (b, p) => new MysqlTimestamp(b.readUInt32LE(p), 0, 0));
-    case ColumnType.TIMESTAMP2:
-      return fixed(4 + fracBytes(meta), (b, p) => decodeTimestamp2(b, p, meta));
+    case ColumnType.TIMESTAMP2: {
+      const size = 4 + fracBytes(meta);
+      return (r) => {
+        const p = r.pos;
+        r.pos = p + size;
+        return decodeTimestamp2(r.buf, p, meta);
+      };
+    }
     case ColumnType.BIT: {
       const size = (meta >> 8) + ((meta & 0xff) > 0 ? 1 : 0);
       return fixed(size, (b, p) => b.subarray(p, p + size));
     }
     case ColumnType.VARCHAR:
     case ColumnType.VAR_STRING:
-      return lengthPrefixed(meta < 256 ? 1 : 2, textOrBytes(charsetDecoder(col, hint, false), hint?.json === true));
+      return stringColumn(meta < 256 ? 1 : 2, charsetDecoder(col, hint, false), hint?.json === true);
     case ColumnType.STRING: {
       const max = stringMaxLength(meta);
-      return lengthPrefixed(max < 256 ? 1 : 2, textOrBytes(charsetDecoder(col, hint, false), hint?.json === true));
+      return stringColumn(max < 256 ? 1 : 2, charsetDecoder(col, hint, false), hint?.json === true);
     }
     case ColumnType.ENUM: {
       const size = meta & 0xff;
@@ -182,7 +241,7 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
     case ColumnType.TINY_BLOB:
     case ColumnType.MEDIUM_BLOB:
     case ColumnType.LONG_BLOB:
-      return lengthPrefixed(meta, textOrBytes(charsetDecoder(col, hint, true), hint?.json === true));
+      return stringColumn(meta, charsetDecoder(col, hint, true), hint?.json === true);
     case ColumnType.JSON:
       return lengthPrefixed(meta, (b, s, e) => {
         try {
