@@ -10,6 +10,10 @@ export const binlogDumpCli: Command = {
       // binlogDumpCommand prints its own detailed help.
       return binlogDumpCommand(argv, io);
     }
-    return argv.length === 0 ? (io.stderr.write(this.usage), ExitCode.USAGE) : binlogDumpCommand(argv, io);
+    if (argv.length === 0) {
+      io.stderr.write(this.usage);
+      return ExitCode.USAGE;
+    }
+    return binlogDumpCommand(argv, io);
   },
 };
