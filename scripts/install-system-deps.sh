@@ -9,6 +9,9 @@ DEPS=(
   "mariadb mariadb-client"
   "mariadb-install-db mariadb-server"
   "openssl openssl"
+  # librdkafka's mock cluster (rdkafka_mock.h) serves the Kafka protocol for the Kafka sink tests and bench.
+  "/usr/include/librdkafka/rdkafka_mock.h librdkafka-dev"
+  "cc gcc"
 )
 
 have() {
