@@ -1,6 +1,5 @@
 /** Shared `--config <file>` / `--set k=v` handling for commands that run against a database. */
 import { type CdcConfig, ConfigError, loadConfigWithSecrets } from '../config/index.js';
-import type { DatabaseConnectionOptions } from '../source/mysql/connection.js';
 import type { CliIo } from './io.js';
 
 export interface ConfigArgs {
@@ -33,19 +32,4 @@ export async function loadCliConfig(args: ConfigArgs, io: CliIo): Promise<CdcCon
   }
 }
 
-export function connectionOptions(config: CdcConfig): DatabaseConnectionOptions {
-  const { database } = config;
-  return {
-    host: database.hostname,
-    port: database.port,
-    user: database.user,
-    password: database.password.reveal(),
-    ssl: {
-      mode: database.ssl.mode,
-      ...(database.ssl.ca ? { ca: database.ssl.ca } : {}),
-      ...(database.ssl.cert ? { cert: database.ssl.cert } : {}),
-      ...(database.ssl.key ? { key: database.ssl.key } : {}),
-    },
-    connectTimeoutMs: database.connectTimeoutMs,
-  };
-}
+export { connectionOptionsFor as connectionOptions } from '../source/mysql/connection-factory.js';

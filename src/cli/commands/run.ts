@@ -5,9 +5,9 @@ import type { CdcConfig } from '../../config/types.js';
 import { CaptureTask } from '../../engine/capture-task.js';
 import { buildComponents, type ComponentOverrides } from '../../engine/components.js';
 import { startMetrics } from '../../metrics/index.js';
-import { openConnection } from '../../source/mysql/connection.js';
+import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
 import { MySqlSource } from '../../source/mysql/mysql-source.js';
-import { CONFIG_OPTIONS, CONFIG_USAGE, connectionOptions, loadCliConfig } from '../config-loader.js';
+import { CONFIG_OPTIONS, CONFIG_USAGE, loadCliConfig } from '../config-loader.js';
 import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
 
 const usage = `usage: cdc run --config <file> [--until-idle <ms>] [--set key=value]...
@@ -45,7 +45,7 @@ export function startCapture(
   const source = new MySqlSource({
     config,
     history: components.schemaHistory,
-    connect: () => openConnection(connectionOptions(config)),
+    connect: createConnectionFactory({ config, logger }),
     logger: logger.child({ component: 'source' }),
   });
   const task = new CaptureTask({
