@@ -18,6 +18,8 @@ export interface SinkLine {
 export interface CaptureEnv {
   dir: string;
   config: CdcConfig;
+  /** The raw properties `config` was parsed from (e.g. to write a config file for a `cdc run` child process). */
+  props: Record<string, string>;
   /** Runs the capture until it is caught up and idle, then returns every line written so far. */
   runUntilIdle(idleMs?: number): Promise<SinkLine[]>;
   lines(): SinkLine[];
@@ -26,7 +28,7 @@ export interface CaptureEnv {
 export function captureEnv(db: MariaDbServer, database: string, extra: Record<string, string> = {}): CaptureEnv {
   const dir = mkdtempSync(join(tmpdir(), 'cdc-it-'));
   const out = join(dir, 'events.ndjson');
-  const config = parseConfig({
+  const props: Record<string, string> = {
     name: `it-${database}`,
     'topic.prefix': 'it',
     'database.hostname': db.host,
@@ -42,7 +44,8 @@ export function captureEnv(db: MariaDbServer, database: string, extra: Record<st
     'schema.history.internal.file.filename': join(dir, 'history.jsonl'),
     'offset.flush.interval.ms': '100',
     ...extra,
-  });
+  };
+  const config = parseConfig(props);
   const lines = (): SinkLine[] => {
     let text = '';
     try {
@@ -58,6 +61,7 @@ export function captureEnv(db: MariaDbServer, database: string, extra: Record<st
   return {
     dir,
     config,
+    props,
     lines,
     async runUntilIdle(idleMs = 400) {
       const logger = process.env.CDC_TEST_DEBUG ? createLogger({ level: 'debug' }) : silentLogger;
