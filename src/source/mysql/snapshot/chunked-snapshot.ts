@@ -1,0 +1,601 @@
+/**
+ * The lock-free, resumable chunked snapshot (DBLog / Flink CDC / Debezium read-only incremental snapshot style),
+ * interleaved with binlog streaming. See docs/snapshots.md "Chunked snapshots" for the design and its proof.
+ *
+ * Per table, chunks of `chunkSize` rows in primary-key order (`WHERE pk > last ORDER BY pk LIMIT n`). Per chunk:
+ *   1. low watermark LW: the binlog position whose commits the chunk's read view contains for certain
+ *      (MariaDB: Binlog_snapshot_position of a START TRANSACTION WITH CONSISTENT SNAPSHOT, exact; MySQL: SHOW
+ *      BINARY LOG STATUS read before the read view is created);
+ *   2. the chunk SELECT, into a buffer keyed by primary key;
+ *   3. high watermark HW: SHOW MASTER STATUS after the SELECT;
+ *   4. the window is handed to the streaming loop, which removes from the buffer every key touched by a row event
+ *      of that table at a position in [LW, HW); once the stream has handled everything before HW, the remaining
+ *      rows are emitted as `op: r` — at that point in the stream, so every event before HW precedes them and
+ *      every event after HW follows them.
+ * Progress (per table: the last primary key of the last emitted chunk) rides on every offset emitted afterwards
+ * (`SourceOffset.snapshot_chunks`), so a restart resumes at the next chunk. No locks, no writes.
+ */
+import type { Connection, RowDataPacket } from 'mysql2/promise';
+import { escape as sqlEscape } from 'mysql2/promise';
+import { errorMessage } from '../../../common/errors.js';
+import type { Logger } from '../../../common/logger.js';
+import type { QueueItem } from '../../../engine/queue-item.js';
+import type { SourceOffset } from '../../../stores/offset-store.js';
+import type { BinlogEvent } from '../binlog/events.js';
+import type { TableDef } from '../schema/model.js';
+import type { RecordFactory, SourceInfo } from '../streaming/ports.js';
+import type { CellValue, Row } from '../values.js';
+import { describeSqlError } from './errors.js';
+import type { SnapshotProgress } from './progress.js';
+import { detectServer, readBinlogStatus, readMariaDbSnapshotPosition, type ServerInfo } from './server.js';
+import { quoteId } from './sql.js';
+import { defaultSelect, scanTable } from './table-scan.js';
+
+export interface BinlogPos {
+  file: string;
+  pos: number;
+}
+
+/** A primary-key value as stored in the offset: integer/decimal text, string, or base64 bytes. */
+export type StoredKeyPart = { i: string } | { d: string } | { s: string } | { b: string };
+
+/** Per-table progress in `SourceOffset.snapshot_chunks` (keyed by `db.table`). */
+export interface ChunkTableState {
+  /** Primary key of the last row of the last emitted chunk; null before the first chunk. */
+  after: StoredKeyPart[] | null;
+  /** Rows emitted so far (informational). */
+  rows: number;
+  /** Chunks emitted so far. */
+  chunks: number;
+  /** Why this table is being snapshotted: the initial snapshot or an ad-hoc (signal) request. */
+  kind: 'initial' | 'incremental';
+}
+
+export function pendingChunkTables(offset: SourceOffset | null): Record<string, ChunkTableState> {
+  const raw = offset?.snapshot_chunks;
+  if (!raw || typeof raw !== 'object') return {};
+  const out: Record<string, ChunkTableState> = {};
+  for (const [id, v] of Object.entries(raw)) {
+    if (v && typeof v === 'object' && 'after' in v) out[id] = v as ChunkTableState;
+  }
+  return out;
+}
+
+export function cmpPos(a: BinlogPos, b: BinlogPos): number {
+  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
+  return a.pos - b.pos;
+}
+
+function cellKey(v: CellValue): string {
+  if (v === null || v === undefined) return '\u0000';
+  if (typeof v === 'number' || typeof v === 'bigint') return `n${v}`;
+  if (typeof v === 'string') return `s${v}`;
+  if (Buffer.isBuffer(v)) return `b${v.toString('hex')}`;
+  return `o${String(v)}`;
+}
+
+/** Map key of a row's primary key (same for snapshot rows and binlog images: both are CellValue rows). */
+export function rowKey(row: Row, pkPositions: readonly number[]): string {
+  if (pkPositions.length === 1) return cellKey(row[pkPositions[0]]);
+  let k = '';
+  for (const p of pkPositions) k += `${cellKey(row[p])}\u0001`;
+  return k;
+}
+
+function storeKeyPart(v: CellValue, dataType: string): StoredKeyPart {
+  if (typeof v === 'bigint') return { i: v.toString() };
+  if (typeof v === 'number') return Number.isInteger(v) && !/float|double/.test(dataType) ? { i: String(v) } : { d: String(v) };
+  if (typeof v === 'string') return dataType === 'decimal' ? { d: v } : { s: v };
+  if (Buffer.isBuffer(v)) return { b: v.toString('base64') };
+  return { s: String(v) };
+}
+
+function keyPartSql(p: StoredKeyPart): string {
+  if ('i' in p) {
+    if (!/^-?\d+$/.test(p.i)) throw new Error(`bad stored integer key '${p.i}'`);
+    return p.i;
+  }
+  if ('d' in p) {
+    if (!/^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(p.d)) throw new Error(`bad stored numeric key '${p.d}'`);
+    return p.d;
+  }
+  if ('b' in p) return `X'${Buffer.from(p.b, 'base64').toString('hex')}'`;
+  return sqlEscape(p.s);
+}
+
+/**
+ * The chunk statement: `WHERE (pk) > (last) ORDER BY pk LIMIT n`. Composite keys use the expanded form of the row
+ * comparison, `a > x OR (a = x AND b > y)`, which both MySQL and MariaDB turn into an index range scan (MariaDB
+ * does not range-optimise row constructors).
+ */
+export function chunkSql(def: TableDef, after: StoredKeyPart[] | null, limit: number): string {
+  const pk = def.primaryKey.map(quoteId);
+  let where = '';
+  if (after) {
+    if (after.length !== pk.length) throw new Error(`stored key has ${after.length} parts, primary key ${pk.length}`);
+    const vals = after.map(keyPartSql);
+    const ors: string[] = [];
+    for (let i = 0; i < pk.length; i++) {
+      const eqs = pk.slice(0, i).map((c, j) => `${c} = ${vals[j]}`);
+      ors.push([...eqs, `${pk[i]} > ${vals[i]}`].join(' AND '));
+    }
+    where = ` WHERE ${ors.length === 1 ? ors[0] : ors.map((o) => `(${o})`).join(' OR ')}`;
+  }
+  return `${defaultSelect(def)}${where} ORDER BY ${pk.join(', ')} LIMIT ${limit}`;
+}
+
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const r = this.tail.then(fn);
+    this.tail = r.catch(() => {});
+    return r;
+  }
+}
+
+interface Window {
+  id: string;
+  def: TableDef;
+  pk: number[];
+  lw: BinlogPos;
+  hw: BinlogPos;
+  buffer: Map<string, Row>;
+  selected: number;
+  last: StoredKeyPart[] | null;
+  resolve(outcome: 'emitted' | 'stale' | 'aborted'): void;
+}
+
+export interface ChunkedSnapshotOptions {
+  connect(): Promise<Connection>;
+  logger: Logger;
+  chunkSize: number;
+  maxThreads: number;
+  fetchSize?: number;
+  records: RecordFactory;
+  /** The current definition of a table as the stream knows it. */
+  tableDef(db: string, table: string): TableDef | undefined;
+  /** Put an item on the queue (undecorated; the runner adds its progress itself). */
+  emit(item: QueueItem): Promise<void>;
+  /** The offset a restart would resume the stream from, given everything emitted so far. */
+  checkpoint(): SourceOffset;
+  /** Where the stream starts: everything before it counts as handled. */
+  streamStart: BinlogPos;
+  /** `db.table` of signal.data.collection (ad-hoc snapshot requests arrive as rows of it). */
+  signalTable: string | null;
+  /** Which tables may be snapshotted (the capture's table filter). */
+  tableFilter(db: string, table: string): boolean;
+  progress?: SnapshotProgress | null;
+  /** Called whenever rows are emitted (idle detection). */
+  onActivity?(): void;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs chunked snapshots of requested tables while the stream runs. The stream loop calls {@link exclusive}
+ * around each event it handles, {@link observe} for each decoded event and {@link afterEvent} after it.
+ */
+export class ChunkedSnapshotRunner {
+  private readonly lock = new Mutex();
+  private readonly state = new Map<string, ChunkTableState>();
+  /** Frozen copy of `state` for offsets; rebuilt when progress changes. */
+  private stateView: Record<string, ChunkTableState> | null = null;
+  private readonly queue: string[] = [];
+  private readonly active = new Set<string>();
+  private readonly windows = new Set<Window>();
+  private workers = 0;
+  private streamPos: BinlogPos;
+  private startedAt = 0;
+  private server: ServerInfo | null = null;
+  private readonly log: Logger;
+  private idleWaiters: Array<() => void> = [];
+  failure: unknown = null;
+  /** Counters for MySqlSource.stats. */
+  readonly counters = { rowsScanned: 0, rowsEmitted: 0, chunks: 0, tablesDone: 0, tablesTotal: 0, aborted: false };
+
+  constructor(
+    private readonly opts: ChunkedSnapshotOptions,
+    resume: Record<string, ChunkTableState>,
+  ) {
+    this.log = opts.logger.child({ component: 'chunked-snapshot' });
+    this.streamPos = { ...opts.streamStart };
+    const ids = Object.keys(resume);
+    for (const id of ids) this.state.set(id, { ...resume[id] });
+    if (ids.length > 0) {
+      this.log.info('resuming chunked snapshot', {
+        tables: Object.fromEntries(ids.map((id) => [id, { after: resume[id].after, chunks: resume[id].chunks }])),
+      });
+      this.refreshView();
+      this.enqueue(ids);
+    }
+  }
+
+  /** True while tables are pending or being read. */
+  get running(): boolean {
+    return this.state.size > 0;
+  }
+
+  /** Serialises the stream's event handling with the emission of chunks. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.lock.run(fn);
+  }
+
+  /** Adds the chunk progress to an offset the stream (or a heartbeat) emits. */
+  decorate(offset: SourceOffset): SourceOffset {
+    if (!this.stateView) return offset;
+    return { ...offset, snapshot_chunks: this.stateView };
+  }
+
+  /** Request tables (`db.table`) to be snapshotted in chunks. Already pending tables are left as they are. */
+  request(ids: string[], kind: ChunkTableState['kind']): string[] {
+    const added: string[] = [];
+    for (const id of ids) {
+      if (this.state.has(id)) continue;
+      const [db, table] = splitId(id);
+      if (!this.opts.tableFilter(db, table)) {
+        this.log.warn('snapshot requested for a table that is not captured; ignored', { table: id });
+        continue;
+      }
+      const def = this.opts.tableDef(db, table);
+      if (!def) {
+        this.log.warn('snapshot requested for an unknown table; ignored', { table: id });
+        continue;
+      }
+      if (def.primaryKey.length === 0) {
+        this.log.warn(
+          'table has no primary key: it cannot be snapshotted in chunks; ignored (the initial snapshot reads such tables with the consistent snapshot)',
+          { table: id },
+        );
+        continue;
+      }
+      this.state.set(id, { after: null, rows: 0, chunks: 0, kind });
+      added.push(id);
+    }
+    if (added.length > 0) {
+      this.log.info('chunked snapshot requested', { tables: added, kind });
+      this.refreshView();
+      this.enqueue(added);
+    }
+    return added;
+  }
+
+  /** Resolves once no table is pending (or the runner failed/aborted). */
+  whenIdle(): Promise<void> {
+    if (!this.running || this.failure || this.opts.signal.aborted) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** Stream side: a decoded event at `at` (position of the raw event that carried it). */
+  observe(event: BinlogEvent, at: BinlogPos): void {
+    if (event.type === 'TRANSACTION_PAYLOAD') {
+      for (const inner of event.events) this.observe(inner, at);
+      return;
+    }
+    if (
+      event.type !== 'WRITE_ROWS' &&
+      event.type !== 'UPDATE_ROWS' &&
+      event.type !== 'PARTIAL_UPDATE_ROWS' &&
+      event.type !== 'DELETE_ROWS'
+    )
+      return;
+    const id = `${event.table.database}.${event.table.table}`;
+    if (this.opts.signalTable === id && event.type === 'WRITE_ROWS') {
+      for (const row of event.rows) this.onSignal(row);
+    }
+    if (this.windows.size === 0) return;
+    for (const w of this.windows) {
+      if (w.id !== id || cmpPos(at, w.lw) < 0 || cmpPos(at, w.hw) >= 0) continue;
+      if (event.type === 'UPDATE_ROWS' || event.type === 'PARTIAL_UPDATE_ROWS') {
+        for (const r of event.rows) {
+          w.buffer.delete(rowKey(r.before, w.pk));
+          w.buffer.delete(rowKey(r.after, w.pk));
+        }
+      } else {
+        for (const r of event.rows as Row[]) w.buffer.delete(rowKey(r, w.pk));
+      }
+    }
+  }
+
+  /** Stream side, under {@link exclusive}: the stream has handled everything before `handled`. */
+  async afterEvent(handled: BinlogPos | null): Promise<void> {
+    if (handled && cmpPos(handled, this.streamPos) > 0) this.streamPos = handled;
+    if (this.windows.size === 0) return;
+    for (const w of [...this.windows]) {
+      if (cmpPos(this.streamPos, w.hw) >= 0) await this.flush(w);
+    }
+  }
+
+  /** Stops the workers; pending windows are dropped (their chunks are re-read after a restart). */
+  stop(): void {
+    for (const w of this.windows) w.resolve('aborted');
+    this.windows.clear();
+    for (const r of this.idleWaiters.splice(0)) r();
+  }
+
+  private onSignal(row: Row): void {
+    const type = textOf(row[1]);
+    if (type !== 'execute-snapshot') {
+      if (type) this.log.info('ignoring signal', { id: textOf(row[0]), type });
+      return;
+    }
+    let data: { 'data-collections'?: unknown; type?: unknown };
+    try {
+      data = JSON.parse(textOf(row[2]) ?? '{}');
+    } catch (err) {
+      this.log.warn('execute-snapshot signal with unreadable data; ignored', {
+        id: textOf(row[0]),
+        error: errorMessage(err),
+      });
+      return;
+    }
+    const kind = typeof data.type === 'string' ? data.type.toLowerCase() : 'incremental';
+    if (kind !== 'incremental') {
+      this.log.warn(`execute-snapshot of type '${kind}' is not supported; only 'incremental'`, { id: textOf(row[0]) });
+      return;
+    }
+    const tables = Array.isArray(data['data-collections']) ? data['data-collections'].map(String) : [];
+    this.log.info('execute-snapshot signal received', { id: textOf(row[0]), tables });
+    this.request(tables, 'incremental');
+  }
+
+  private refreshView(): void {
+    this.stateView = this.state.size === 0 ? null : Object.fromEntries([...this.state].map(([k, v]) => [k, { ...v }]));
+    const c = this.counters;
+    c.tablesTotal = Math.max(c.tablesTotal, c.tablesDone + this.state.size);
+  }
+
+  private enqueue(ids: string[]): void {
+    if (this.startedAt === 0) this.startedAt = performance.now();
+    this.counters.tablesTotal = this.counters.tablesDone + this.state.size;
+    this.queue.push(...ids.filter((id) => !this.active.has(id) && !this.queue.includes(id)));
+    while (this.workers < Math.max(1, this.opts.maxThreads) && this.queue.length > 0) {
+      this.workers++;
+      void this.worker().finally(() => {
+        this.workers--;
+        if (this.state.size === 0 || this.failure || this.opts.signal.aborted) {
+          if (this.state.size === 0 && this.workers === 0) this.finished();
+          for (const r of this.idleWaiters.splice(0)) r();
+        }
+      });
+    }
+  }
+
+  private finished(): void {
+    const s = (performance.now() - this.startedAt) / 1000;
+    this.log.info('chunked snapshot completed', {
+      tables: this.counters.tablesDone,
+      rows: this.counters.rowsEmitted,
+      chunks: this.counters.chunks,
+      seconds: Number(s.toFixed(2)),
+    });
+    this.opts.progress?.finish();
+  }
+
+  private async worker(): Promise<void> {
+    let conn: Connection | null = null;
+    try {
+      while (this.queue.length > 0 && !this.opts.signal.aborted) {
+        const id = this.queue.shift()!;
+        this.active.add(id);
+        try {
+          conn ??= await this.openSession();
+          await this.snapshotTable(conn, id);
+        } finally {
+          this.active.delete(id);
+        }
+      }
+    } catch (err) {
+      if (!this.opts.signal.aborted) {
+        this.failure ??= err;
+        this.log.error('chunked snapshot failed', { error: describeSqlError(err) });
+      }
+    } finally {
+      conn?.destroy();
+    }
+  }
+
+  private async openSession(): Promise<Connection> {
+    const conn = await this.opts.connect();
+    const abort = () => conn.destroy();
+    this.opts.signal.addEventListener('abort', abort, { once: true });
+    this.server ??= await detectServer(conn);
+    // TIMESTAMP text in UTC (text-values.ts relies on it); a slow sink must not make the server drop the scan.
+    await conn.query("SET SESSION time_zone = '+00:00'");
+    await conn.query('SET SESSION net_write_timeout = 86400');
+    await conn.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    return conn;
+  }
+
+  private async snapshotTable(conn: Connection, id: string): Promise<void> {
+    const [db, table] = splitId(id);
+    const st = this.state.get(id);
+    if (!st) return;
+    const estimated = await estimateRows(conn, db, table);
+    this.opts.progress?.table(id, estimated, st.rows);
+    this.log.info('chunked snapshot of table', {
+      table: id,
+      estimatedRows: estimated,
+      resumeAfter: st.after,
+      chunkSize: this.opts.chunkSize,
+    });
+    const t0 = performance.now();
+    for (;;) {
+      if (this.opts.signal.aborted) return;
+      const def = this.opts.tableDef(db, table);
+      if (!def || def.primaryKey.length === 0) {
+        this.log.warn('table vanished or lost its primary key during the chunked snapshot; stopping it', {
+          table: id,
+        });
+        await this.exclusive(async () => this.tableDone(id));
+        return;
+      }
+      const w = await this.readChunk(conn, id, def, st.after);
+      const outcome = await new Promise<'emitted' | 'stale' | 'aborted'>((resolve) => {
+        w.resolve = resolve;
+        void this.exclusive(async () => {
+          this.windows.add(w);
+          if (cmpPos(this.streamPos, w.hw) >= 0) await this.flush(w);
+        }).catch((err) => {
+          this.failure ??= err;
+          resolve('aborted');
+        });
+      });
+      if (outcome === 'aborted') return;
+      if (outcome === 'stale') {
+        this.log.info('table definition changed while a chunk was read; re-reading the chunk', { table: id });
+        continue;
+      }
+      if (!this.state.has(id)) {
+        this.log.info('table snapshotted', {
+          table: id,
+          rows: st.rows,
+          chunks: st.chunks,
+          ms: Math.round(performance.now() - t0),
+        });
+        return;
+      }
+    }
+  }
+
+  private async readChunk(conn: Connection, id: string, def: TableDef, after: StoredKeyPart[] | null): Promise<Window> {
+    const server = this.server!;
+    const before = await readBinlogStatus(conn, server);
+    await conn.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
+    // MariaDB: the binlog position exactly matching the read view; MySQL: the status read before it.
+    const exact = server.flavor === 'mariadb' ? await readMariaDbSnapshotPosition(conn) : null;
+    const lw: BinlogPos = exact ?? { file: before.file, pos: before.pos };
+    const pk = def.primaryKey.map((name) => def.columns.find((c) => c.name === name)!.position);
+    const buffer = new Map<string, Row>();
+    let lastRow: Row | null = null;
+    const sql = chunkSql(def, after, this.opts.chunkSize);
+    let selected = 0;
+    try {
+      await scanTable(conn, def, sql, {
+        highWaterMark: this.opts.fetchSize ?? 1024,
+        signal: this.opts.signal,
+        onRow: async (row) => {
+          buffer.set(rowKey(row, pk), row);
+          lastRow = row;
+          selected++;
+        },
+      });
+    } finally {
+      await conn.query('COMMIT').catch(() => {});
+    }
+    const hw = await readBinlogStatus(conn, server);
+    this.counters.rowsScanned += selected;
+    const last: StoredKeyPart[] | null = lastRow
+      ? pk.map((p, i) => storeKeyPart((lastRow as Row)[p], def.columns[pk[i]].dataType.toLowerCase()))
+      : null;
+    return {
+      id,
+      def,
+      pk,
+      lw,
+      hw: { file: hw.file, pos: hw.pos },
+      buffer,
+      selected,
+      last,
+      resolve: () => {},
+    };
+  }
+
+  /** Under the lock: emit the chunk's surviving rows, then the checkpoint carrying the new progress. */
+  private async flush(w: Window): Promise<void> {
+    if (!this.windows.delete(w)) return;
+    const [db, table] = splitId(w.id);
+    if (this.opts.tableDef(db, table) !== w.def) {
+      w.resolve('stale');
+      return;
+    }
+    const st = this.state.get(w.id);
+    if (!st) {
+      w.resolve('aborted');
+      return;
+    }
+    const builder = this.opts.records.forTable(w.def);
+    const source: SourceInfo = {
+      tsMs: Date.now(),
+      snapshot: 'incremental',
+      serverId: 0,
+      gtid: null,
+      file: w.hw.file,
+      pos: w.hw.pos,
+      row: 0,
+      thread: null,
+      query: null,
+    };
+    let emitted = 0;
+    for (const row of w.buffer.values()) {
+      for (const record of builder.read(row, source)) await this.opts.emit({ record, offset: null });
+      emitted++;
+    }
+    st.rows += emitted;
+    st.chunks++;
+    this.counters.rowsEmitted += emitted;
+    this.counters.chunks++;
+    if (w.last) st.after = w.last;
+    const done = w.selected < this.opts.chunkSize;
+    this.opts.progress?.rows(w.id, w.selected);
+    this.log.debug('chunk emitted', {
+      table: w.id,
+      selected: w.selected,
+      emitted,
+      dropped: w.selected - emitted,
+      lw: `${w.lw.file}:${w.lw.pos}`,
+      hw: `${w.hw.file}:${w.hw.pos}`,
+    });
+    if (done) this.tableDone(w.id);
+    else this.refreshView();
+    await this.opts.emit({ record: null, offset: this.decorate(this.opts.checkpoint()) });
+    this.opts.onActivity?.();
+    w.resolve('emitted');
+  }
+
+  private tableDone(id: string): void {
+    this.state.delete(id);
+    this.counters.tablesDone++;
+    this.opts.progress?.tableDone(id);
+    this.refreshView();
+  }
+}
+
+function splitId(id: string): [string, string] {
+  const dot = id.indexOf('.');
+  return [id.slice(0, dot), id.slice(dot + 1)];
+}
+
+function textOf(v: CellValue | undefined): string | null {
+  if (v === null || v === undefined) return null;
+  if (Buffer.isBuffer(v)) return v.toString('utf8');
+  return String(v);
+}
+
+/** information_schema.TABLES.TABLE_ROWS: InnoDB's estimate (can be off by tens of percent). */
+export async function estimateRows(conn: Connection, db: string, table: string): Promise<number> {
+  try {
+    const [rows] = await conn.query<RowDataPacket[]>(
+      'SELECT TABLE_ROWS AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
+      [db, table],
+    );
+    return Number(rows[0]?.n ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Captured base tables that have no primary key (they cannot be chunked). */
+export async function tablesWithoutPrimaryKey(
+  conn: Connection,
+  filter: (db: string, table: string) => boolean,
+): Promise<string[]> {
+  const [rows] = await conn.query<RowDataPacket[]>(
+    `SELECT t.TABLE_SCHEMA AS db, t.TABLE_NAME AS t FROM information_schema.TABLES t
+      WHERE t.TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')
+        AND t.TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')
+        AND NOT EXISTS (SELECT 1 FROM information_schema.TABLE_CONSTRAINTS c
+                         WHERE c.TABLE_SCHEMA = t.TABLE_SCHEMA AND c.TABLE_NAME = t.TABLE_NAME
+                           AND c.CONSTRAINT_TYPE = 'PRIMARY KEY')`,
+  );
+  return rows.map((r) => `${r.db}.${r.t}`).filter((id) => filter(...splitId(id)));
+}
+
