@@ -1,7 +1,8 @@
 /**
  * One decode closure per column, chosen once per TABLE_MAP: the per-row loop then only dispatches through an
  * array. Each closure reads the value at `r.pos` and advances it. Values follow src/source/mysql/values.ts.
- * Buffers (BLOB, BINARY, BIT, GEOMETRY) are subarrays of the event buffer (no copy).
+ * Buffers (BLOB, BINARY, BIT, GEOMETRY) are subarrays of the event buffer (no copy), except BINARY(n) values the
+ * server stored shorter than n (trailing 0x00 stripped), which are padded into a new buffer.
  */
 import { ColumnType, columnTypeName } from '../column-type.js';
 import { type CellValue, MysqlJson, MysqlTimestamp } from '../values.js';
@@ -88,6 +89,24 @@ function stringColumn(lenBytes: number, decode: StringDecoderFn | null, json: bo
     if (end > r.end) throw truncated(r, len);
     r.pos = end;
     return r.buf.toString('utf8', start, end);
+  };
+}
+
+/**
+ * BINARY(n) (and MariaDB UUID/INET4/INET6): the server strips trailing 0x00 pad bytes when it writes the row
+ * image, but the value is n bytes (what SELECT returns): pad back. Only the short ones are copied.
+ */
+function fixedBinary(lenBytes: number, size: number): ColumnDecoder {
+  return (r) => {
+    const len = readLen(r, lenBytes);
+    const start = r.pos;
+    const end = start + len;
+    if (end > r.end) throw truncated(r, len);
+    r.pos = end;
+    if (len >= size) return r.buf.subarray(start, end);
+    const out = Buffer.alloc(size);
+    r.buf.copy(out, 0, start, end);
+    return out;
   };
 }
 
@@ -225,7 +244,9 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
       return stringColumn(meta < 256 ? 1 : 2, charsetDecoder(col, hint, false), hint?.json === true);
     case ColumnType.STRING: {
       const max = stringMaxLength(meta);
-      return stringColumn(max < 256 ? 1 : 2, charsetDecoder(col, hint, false), hint?.json === true);
+      const decode = charsetDecoder(col, hint, false);
+      if (decode === null) return fixedBinary(max < 256 ? 1 : 2, max);
+      return stringColumn(max < 256 ? 1 : 2, decode, hint?.json === true);
     }
     case ColumnType.ENUM: {
       const size = meta & 0xff;

@@ -12,7 +12,8 @@
  * - `invalidateTableCache()`: drop compiled decoders after `columnHints` answers change (e.g. DDL).
  * - TRANSACTION_PAYLOAD events expose their inner events decoded (`events`).
  * - Rows: `rows: Row[]` (WRITE/DELETE) or `{ before, after }[]` (UPDATE / PARTIAL_UPDATE); absent columns in a
- *   partial image are `undefined`. Buffer values are views into the event buffer (no copy).
+ *   partial image are `undefined`. Buffer values are views into the event buffer (no copy; BINARY(n) values stored
+ *   shorter than n are padded copies).
  * Errors: BinlogDecodeError, BinlogChecksumError, BinlogUnsupportedEventError, BinlogEncryptedError (errors.ts),
  * each with the event position.
  */
