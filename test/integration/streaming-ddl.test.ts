@@ -53,7 +53,7 @@ function steps(name: string, rowsPerStep: number) {
   ];
 }
 
-function checkRows(lines: SinkLine[], name: string, plan: ReturnType<typeof steps>, rowsPerStep: number): number {
+function checkRows(lines: SinkLine[], plan: ReturnType<typeof steps>, rowsPerStep: number): number {
   const creates = [...changes(lines, 't'), ...changes(lines, 't2')].filter((v) => v.op === 'c');
   const byId = new Map<number, Record<string, unknown>[]>();
   for (const v of creates) {
@@ -88,7 +88,7 @@ test('DDL sequence with restarts at idle points: each row uses the schema of its
     if (i !== 2) await env.runUntilIdle();
   }
   const lines = env.lines();
-  assert.equal(checkRows(lines, name, plan, 3), 0, 'no duplicates across clean restarts');
+  assert.equal(checkRows(lines, plan, 3), 0, 'no duplicates across clean restarts');
   const ddl = lines.filter((l) => l.topic === 'it' && l.value && 'ddl' in l.value).map((l) => String(l.value?.ddl));
   assert.deepEqual(
     ddl.slice(-5),
@@ -129,7 +129,7 @@ test('kill -9 with the committed offset before DDLs already in the history: repl
 
   await env.runUntilIdle();
   const { lines, torn } = readSinkFile(out);
-  const dups = checkRows(lines, name, plan, rows);
+  const dups = checkRows(lines, plan, rows);
   t.diagnostic(
     `DDLs in history past the committed offset: ${later.length}; duplicates replayed: ${dups}; torn: ${torn}`,
   );
