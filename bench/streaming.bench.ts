@@ -1,0 +1,94 @@
+/**
+ * End-to-end streaming throughput: binlog from a live MariaDB → replication client → decoder → BinlogStreamer →
+ * Debezium envelopes → serialised JSON records → ChangeQueue → Publisher → a sink that discards them (the
+ * production MySqlSource + CaptureTask), vs @vlasky/zongji delivering the same rows from the same server to a
+ * no-op handler. Workload: 200k inserts + 200k updates of an 8-column table (bench/support/binlog-workload.ts).
+ * Each reader runs in its own child process so its peak RSS is its own; figures are medians of RUNS runs.
+ * Env: STREAMING_BENCH_ROWS (inserts = updates, default 200000), STREAMING_BENCH_RUNS (default 3),
+ * STREAMING_BENCH_PROFILE (directory for CPU profiles of each reader).
+ */
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startMariaDb } from '../test/harness/mariadb.js';
+import type { Figure } from './harness.js';
+import { generateChangeWorkload } from './support/binlog-workload.js';
+import type { StreamingJob, StreamingMode, StreamingResult } from './support/streaming-reader.js';
+
+const exec = promisify(execFile);
+const here = dirname(fileURLToPath(import.meta.url));
+const HALF = Number(process.env.STREAMING_BENCH_ROWS ?? 200_000);
+const RUNS = Number(process.env.STREAMING_BENCH_RUNS ?? 3);
+const PROFILE = process.env.STREAMING_BENCH_PROFILE
+  ? ['--cpu-prof', '--cpu-prof-dir', process.env.STREAMING_BENCH_PROFILE]
+  : [];
+
+async function readOnce(mode: StreamingMode, job: StreamingJob): Promise<StreamingResult> {
+  const { stdout } = await exec(
+    process.execPath,
+    [...PROFILE, '--import', 'tsx', join(here, 'support', 'streaming-reader.ts'), mode, JSON.stringify(job)],
+    { maxBuffer: 1 << 20 },
+  );
+  const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as StreamingResult;
+  if (result.rows < job.rows) throw new Error(`${mode} saw ${result.rows} rows, expected ${job.rows}`);
+  return result;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export async function run(): Promise<Figure[]> {
+  const server = await startMariaDb({ options: { 'max-binlog-size': '1G', 'innodb-buffer-pool-size': '256M' } });
+  try {
+    const w = await generateChangeWorkload(server, { inserts: HALF, updates: HALF });
+    process.stderr.write(`streaming bench: ${w.rows} row changes, ${(w.binlogBytes / 1048576).toFixed(1)} MiB\n`);
+    let serverId = 2000;
+    const job = (): StreamingJob => ({
+      host: server.host,
+      port: server.port,
+      user: server.admin.user,
+      password: server.admin.password,
+      serverId: serverId++,
+      database: w.database,
+      table: w.table,
+      file: w.start.file,
+      pos: w.start.pos,
+      rows: w.rows,
+    });
+    const results: Record<StreamingMode, StreamingResult[]> = { ours: [], zongji: [] };
+    for (let i = 0; i < RUNS; i++) {
+      for (const mode of ['ours', 'zongji'] as const) {
+        const r = await readOnce(mode, job());
+        process.stderr.write(`  ${JSON.stringify(r)}\n`);
+        results[mode].push(r);
+      }
+    }
+    const rate = (m: StreamingMode) => median(results[m].map((r) => r.rowsPerSecond));
+    const rss = (m: StreamingMode) => median(results[m].map((r) => r.peakRssMb));
+    const peakQueue = Math.max(...results.ours.map((r) => r.peakQueue ?? 0));
+    const what = `${w.rows} row changes (${HALF} inserts + ${HALF} updates, 8 columns), median of ${RUNS}`;
+    return [
+      {
+        name: 'streaming.end_to_end_rows_per_s',
+        ours: rate('ours'),
+        reference: rate('zongji'),
+        unit: 'rows/s',
+        ref: `@vlasky/zongji 0.9.0 rows to a no-op handler, same binlog, same server; ours = full pipeline to serialised Debezium JSON; ${what}`,
+      },
+      {
+        name: 'streaming.peak_rss_mb',
+        ours: rss('ours'),
+        reference: rss('zongji'),
+        unit: 'MB',
+        ref: `@vlasky/zongji 0.9.0, same run, each in its own process; our change queue peaked at ${peakQueue} of max.queue.size ${results.ours[0]?.maxQueue}`,
+        lowerIsBetter: true,
+      },
+    ];
+  } finally {
+    await server.stop();
+  }
+}

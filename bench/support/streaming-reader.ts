@@ -1,0 +1,147 @@
+/**
+ * One reader of the streaming benchmark, in its own process so its peak RSS is its own:
+ *   node --import tsx bench/support/streaming-reader.ts <ours|zongji> '<StreamingJob JSON>'
+ * ours: the production pipeline (MySqlSource: replication client → decoder → BinlogStreamer → record factory →
+ * ChangeQueue → Publisher) into a sink that discards the serialised records. zongji: @vlasky/zongji delivering
+ * rows to a no-op handler. Both start at `file:pos` and stop after `rows` row changes; one JSON line on stdout.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ZongJi from '@vlasky/zongji';
+import { silentLogger } from '../../src/common/logger.js';
+import { parseConfig } from '../../src/config/index.js';
+import { CaptureTask } from '../../src/engine/capture-task.js';
+import type { Sink, SinkRecord } from '../../src/sinks/sink.js';
+import { createConnectionFactory } from '../../src/source/mysql/connection-factory.js';
+import { MySqlSource } from '../../src/source/mysql/mysql-source.js';
+import { FileOffsetStore } from '../../src/stores/file/file-offset-store.js';
+import { FileSchemaHistory } from '../../src/stores/file/file-schema-history.js';
+import { peakRssMb } from '../harness.js';
+
+export type StreamingMode = 'ours' | 'zongji';
+
+export interface StreamingJob {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  serverId: number;
+  database: string;
+  table: string;
+  file: string;
+  pos: number;
+  rows: number;
+}
+
+export interface StreamingResult {
+  mode: StreamingMode;
+  rows: number;
+  ms: number;
+  rowsPerSecond: number;
+  peakRssMb: number;
+  /** ours: the most items the change queue held at once (it is bounded by max.queue.size). */
+  peakQueue?: number;
+  maxQueue?: number;
+}
+
+let keep: unknown;
+
+async function ours(job: StreamingJob): Promise<{ rows: number; peakQueue: number; maxQueue: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-streaming-'));
+  const config = parseConfig({
+    name: 'bench',
+    'topic.prefix': 'bench',
+    'database.hostname': job.host,
+    'database.port': String(job.port),
+    'database.user': job.user,
+    'database.password': job.password,
+    'database.server.id': String(job.serverId),
+    'database.ssl.mode': 'disabled',
+    'table.include.list': `${job.database}\\.${job.table}`,
+    'sink.type': 'file',
+    'sink.file.path': join(dir, 'unused.ndjson'),
+    'offset.storage.file.filename': join(dir, 'offsets.json'),
+    'schema.history.internal.file.filename': join(dir, 'history.jsonl'),
+  });
+  // Resume from the workload start; with no history the source reads the table definition from the server.
+  const offsets = new FileOffsetStore({ path: config.offsets.filename, connectorName: config.name });
+  await offsets.commit({ file: job.file, pos: job.pos });
+  const abort = new AbortController();
+  let rows = 0;
+  const sink: Sink = {
+    name: 'discard',
+    async start() {},
+    async send(records: SinkRecord[]) {
+      for (const r of records) {
+        if (r.topic.endsWith(job.table)) rows++;
+        keep = r.value;
+      }
+      if (rows >= job.rows) abort.abort();
+    },
+    async close() {},
+  };
+  const source = new MySqlSource({
+    config,
+    history: new FileSchemaHistory({ path: config.schemaHistory.filename, connectorName: config.name }),
+    connect: createConnectionFactory({ config, logger: silentLogger }),
+    logger: silentLogger,
+  });
+  const task = new CaptureTask({
+    source,
+    sink,
+    offsetStore: offsets,
+    logger: silentLogger,
+    maxBatchSize: config.engine.maxBatchSize,
+    maxQueueSize: config.engine.maxQueueSize,
+    maxQueueSizeInBytes: config.engine.maxQueueSizeInBytes,
+    offsetFlushIntervalMs: config.offsets.flushIntervalMs,
+  });
+  let peakQueue = 0;
+  const sampler = setInterval(() => {
+    peakQueue = Math.max(peakQueue, task.queue.length);
+  }, 5);
+  await task.run({ signal: abort.signal });
+  clearInterval(sampler);
+  return { rows, peakQueue, maxQueue: config.engine.maxQueueSize };
+}
+
+function zongji(job: StreamingJob): Promise<{ rows: number }> {
+  return new Promise((resolve, reject) => {
+    const z = new ZongJi({ host: job.host, port: job.port, user: job.user, password: job.password });
+    let rows = 0;
+    z.on('binlog', (ev) => {
+      if (!('rows' in ev)) return;
+      for (const row of ev.rows) keep = row;
+      rows += ev.rows.length;
+      if (rows >= job.rows && !z.stopped) {
+        z.stop();
+        resolve({ rows });
+      }
+    });
+    z.on('error', reject);
+    z.start({
+      serverId: job.serverId,
+      filename: job.file,
+      position: job.pos,
+      includeEvents: ['tablemap', 'writerows', 'updaterows', 'deleterows'],
+    });
+  });
+}
+
+const mode = process.argv[2] as StreamingMode;
+const job = JSON.parse(process.argv[3] ?? '{}') as StreamingJob;
+if (mode !== 'ours' && mode !== 'zongji') throw new Error(`unknown mode ${mode}`);
+const t0 = performance.now();
+const out = mode === 'ours' ? await ours(job) : await zongji(job);
+const ms = performance.now() - t0;
+if (keep === undefined) throw new Error('nothing consumed');
+const result: StreamingResult = {
+  mode,
+  ...out,
+  ms: Math.round(ms),
+  rowsPerSecond: Math.round(out.rows / (ms / 1000)),
+  peakRssMb: Math.round((await peakRssMb()) * 10) / 10,
+};
+process.stdout.write(`${JSON.stringify(result)}\n`);
+process.exit(0);
