@@ -95,12 +95,13 @@ export function transformsFromEnv(env: Readonly<Record<string, string | undefine
     }
     raw[`transforms.${hit.n}.${name.slice(hit.head.length).toLowerCase().replace(/_/g, '.')}`] = value;
   }
+  let configs: TransformConfig[] = [];
   try {
-    const configs = parseTransformsConfig(raw);
-    if (problems.length > 0) throw new TransformConfigError(problems);
-    return configs;
+    configs = parseTransformsConfig(raw);
   } catch (err) {
-    if (err instanceof TransformConfigError) throw new TransformConfigError([...problems, ...err.problems]);
-    throw err;
+    if (!(err instanceof TransformConfigError)) throw err;
+    problems.push(...err.problems);
   }
+  if (problems.length > 0) throw new TransformConfigError(problems);
+  return configs;
 }

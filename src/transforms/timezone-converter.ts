@@ -120,7 +120,7 @@ export function timezoneConverter(o: OptionReader): Transform {
     });
   const include = parseRules('include.list');
   const exclude = parseRules('exclude.list');
-  if (include.length > 0 && exclude.length > 0)
+  if (o.has('include.list') && o.has('exclude.list'))
     o.add('exclude.list', 'cannot be combined with include.list.', 'set only one of include.list and exclude.list.');
 
   const matches = (rule: Rule, r: TransformRecord, table: string | null, db: string | null) =>
