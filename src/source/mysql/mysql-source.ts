@@ -17,7 +17,15 @@ import { createRecordFactory, eventOptionsFromConfig } from './record-factory.js
 import type { TableDef } from './schema/model.js';
 import { loadSchema, readServerInfo, type ServerInfo, trackerOptionsFor } from './schema/schema-loader.js';
 import { SchemaTracker } from './schema/schema-tracker.js';
+import {
+  ChunkedSnapshotRunner,
+  type ChunkTableState,
+  estimateRows,
+  pendingChunkTables,
+  tablesWithoutPrimaryKey,
+} from './snapshot/chunked-snapshot.js';
 import { runConsistentSnapshot } from './snapshot/consistent-snapshot.js';
+import { SnapshotProgress, type TableProgress } from './snapshot/progress.js';
 import { BinlogStreamer } from './streaming/binlog-streamer.js';
 import type { RecordFactory, SchemaPort, SourceInfo } from './streaming/ports.js';
 import { createTableFilter, type TableFilter } from './table-filter.js';
@@ -50,6 +58,16 @@ export interface MySqlSourceStats {
   snapshotCompletedAtMs: number;
   /** GTID set of the last resume position (null when the server logs none). */
   gtids: string | null;
+  // Debezium snapshot metric names (read-only views; the chunked snapshot keeps them current while streaming).
+  readonly TotalTableCount: number;
+  readonly RemainingTableCount: number;
+  readonly RowsScanned: number;
+  readonly SnapshotRunning: boolean;
+  readonly SnapshotCompleted: boolean;
+  readonly SnapshotAborted: boolean;
+  readonly SnapshotDurationInSeconds: number;
+  /** Per `db.table`: rows scanned and information_schema's estimate. */
+  readonly SnapshotTableProgress: Record<string, TableProgress>;
 }
 
 export class MySqlSource implements ChangeSource {
@@ -69,7 +87,18 @@ export class MySqlSource implements ChangeSource {
     snapshotStartedAtMs: 0,
     snapshotCompletedAtMs: 0,
     gtids: null,
+  } as MySqlSourceStats;
+  private readonly progress = SnapshotProgress.forStderr();
+  private readonly snap = {
+    running: false,
+    completed: false,
+    aborted: false,
+    startedAt: 0,
+    endedAt: 0,
+    total: 0,
+    done: 0,
   };
+  private chunked: ChunkedSnapshotRunner | null = null;
   private readonly filter: TableFilter;
   private lastEventAt = Date.now();
   private streamer: BinlogStreamer | null = null;
@@ -77,6 +106,28 @@ export class MySqlSource implements ChangeSource {
 
   constructor(private readonly options: MySqlSourceOptions) {
     this.filter = createTableFilter(options.config.filters);
+    const snap = this.snap;
+    const progress = this.progress;
+    const chunks = () => this.chunked?.counters;
+    Object.defineProperties(this.stats, {
+      TotalTableCount: { enumerable: true, get: () => snap.total + (chunks()?.tablesTotal ?? 0) },
+      RemainingTableCount: {
+        enumerable: true,
+        get: () => Math.max(0, snap.total - snap.done) + ((chunks()?.tablesTotal ?? 0) - (chunks()?.tablesDone ?? 0)),
+      },
+      RowsScanned: { enumerable: true, get: () => progress.rowsScanned },
+      SnapshotRunning: { enumerable: true, get: () => snap.running || (this.chunked?.running ?? false) },
+      SnapshotCompleted: {
+        enumerable: true,
+        get: () => snap.completed && !snap.aborted && !(this.chunked?.running ?? false),
+      },
+      SnapshotAborted: { enumerable: true, get: () => snap.aborted },
+      SnapshotDurationInSeconds: {
+        enumerable: true,
+        get: () => (snap.startedAt ? ((snap.endedAt || Date.now()) - snap.startedAt) / 1000 : 0),
+      },
+      SnapshotTableProgress: { enumerable: true, get: () => progress.snapshot() },
+    });
   }
 
   msSinceLastEvent(): number {
@@ -87,6 +138,7 @@ export class MySqlSource implements ChangeSource {
   async isCaughtUp(): Promise<boolean> {
     if (this.stats.phase === 'stopped') return true;
     if (this.stats.phase !== 'streaming' || !this.streamer) return false;
+    if (this.chunked?.running) return false;
     this.statusConn ??= await this.options.connect();
     const server = await readServerInfo(this.statusConn);
     const stmt =
@@ -142,8 +194,23 @@ export class MySqlSource implements ChangeSource {
       this.stats.snapshotStartedAtMs = Date.now();
       const includeData = mode === 'initial' || mode === 'initial_only' || mode === 'when_needed';
       tracker = new SchemaTracker(trackerOptions);
-      const result = await this.snapshot(ctx, records, tracker, includeData, seq, (s) => {
-        seq = s;
+      const chunked = config.snapshot.chunked && includeData && mode !== 'initial_only';
+      if (config.snapshot.chunked && mode === 'initial_only')
+        logger.info('snapshot.chunked needs streaming to reconcile chunks; initial_only uses the consistent snapshot');
+      const result = await this.snapshot(
+        ctx,
+        records,
+        tracker,
+        includeData,
+        seq,
+        (s) => {
+          seq = s;
+        },
+        chunked,
+      ).catch((err: unknown) => {
+        this.snap.aborted = true;
+        this.snap.running = false;
+        throw err;
       });
       offset = result;
       if (mode === 'initial_only') {
@@ -180,6 +247,15 @@ export class MySqlSource implements ChangeSource {
   ): Promise<void> {
     const { config, logger } = this.options;
     this.stats.phase = 'streaming';
+    // Chunked snapshots (initial with snapshot.chunked, resumed, or requested by signal) run beside the stream;
+    // every offset emitted from here on carries their progress.
+    const chunked = this.startChunkedRunner(ctx, start, tracker, records, () => streamer.resumeOffset ?? start);
+    const rawCtx = ctx;
+    ctx = {
+      ...ctx,
+      emit: (item) => rawCtx.emit(item.offset ? { ...item, offset: chunked.decorate(item.offset) } : item),
+    };
+    let current: { file: string; pos: number } = { file: start.file, pos: start.pos };
     const schema: SchemaPort = {
       getTable: (db, t) => tracker.getTable(db, t),
       applyDdl: (ddl, db, pos) => {
@@ -203,11 +279,15 @@ export class MySqlSource implements ChangeSource {
     };
     const decoder = new BinlogDecoder({
       columnHints: (db, table, count) => hintsFor(tracker.getTable(db, table), count),
-      includeColumns: (db, table) => this.filter(db, table),
+      includeColumns: (db, table) => this.filter(db, table) || `${db}.${table}` === config.filters.signalDataCollection,
     });
     const streamer = new BinlogStreamer(
       {
-        decode: (raw) => decoder.decode(raw),
+        decode: (raw) => {
+          const event = decoder.decode(raw);
+          chunked.observe(event, current);
+          return event;
+        },
         schema,
         history: this.options.history,
         records,
@@ -259,7 +339,12 @@ export class MySqlSource implements ChangeSource {
     try {
       for await (const ev of stream) {
         if (ctx.signal.aborted) break;
-        await streamer.handle(ev, emit);
+        await chunked.exclusive(async () => {
+          current = { file: ev.file, pos: ev.position };
+          await streamer.handle(ev, emit);
+          await chunked.afterEvent(ev.artificial || !ev.nextPosition ? null : { file: ev.file, pos: ev.nextPosition });
+        });
+        if (chunked.failure) throw chunked.failure;
         const st = this.stats;
         st.eventsSeen = streamer.eventsSeen;
         st.eventsFiltered = streamer.eventsFiltered;
@@ -272,6 +357,8 @@ export class MySqlSource implements ChangeSource {
       }
     } finally {
       if (heartbeat) clearInterval(heartbeat);
+      if (chunked.running) this.snap.aborted = true;
+      chunked.stop();
       ctx.signal.removeEventListener('abort', onAbort);
       await stream.stop().catch(() => {});
       await this.statusConn?.end().catch(() => {});
@@ -281,6 +368,48 @@ export class MySqlSource implements ChangeSource {
   }
 
   private heartbeatGate: () => boolean = () => true;
+
+  private startChunkedRunner(
+    ctx: SourceContext,
+    start: SourceOffset,
+    tracker: SchemaTracker,
+    records: RecordFactory,
+    checkpoint: () => SourceOffset,
+  ): ChunkedSnapshotRunner {
+    const { config, logger } = this.options;
+    const runner = new ChunkedSnapshotRunner(
+      {
+        connect: this.options.connect,
+        logger,
+        chunkSize: config.snapshot.chunkSize,
+        maxThreads: config.snapshot.maxThreads,
+        ...(config.snapshot.fetchSize ? { fetchSize: config.snapshot.fetchSize } : {}),
+        records,
+        tableDef: (db, t) => tracker.getTable(db, t),
+        emit: (item) => ctx.emit(item),
+        checkpoint,
+        streamStart: { file: start.file, pos: start.pos },
+        signalTable: config.filters.signalDataCollection,
+        tableFilter: this.filter,
+        progress: this.progress,
+        onActivity: () => {
+          this.lastEventAt = Date.now();
+          this.stats.snapshotRows = this.progress.rowsScanned;
+          if (!runner.running && !this.snap.endedAt) this.snap.endedAt = Date.now();
+          if (!runner.running) this.stats.snapshotCompletedAtMs = Date.now();
+        },
+        signal: ctx.signal,
+      },
+      pendingChunkTables(start),
+    );
+    if (runner.running) {
+      this.snap.completed = true;
+      this.snap.endedAt = 0;
+      this.snap.startedAt ||= Date.now();
+    }
+    this.chunked = runner;
+    return runner;
+  }
 
   /** Heartbeats carry the last commit-boundary offset, so offsets advance while captured tables are idle. */
   private startHeartbeats(ctx: SourceContext, records: RecordFactory, streamer: BinlogStreamer): NodeJS.Timeout | null {
@@ -351,6 +480,51 @@ export class MySqlSource implements ChangeSource {
     return seq;
   }
 
+  /**
+   * Which tables the consistent snapshot reads rows of, under which lock: everything (plain mode), or with
+   * snapshot.chunked only the tables without a primary key (then locking per snapshot.locking.mode, logged),
+   * else no lock at all — the chunked snapshot reads the rest while streaming.
+   */
+  private async planSnapshot(chunked: boolean) {
+    const { config, logger } = this.options;
+    const include = config.snapshot.includeCollections;
+    const included = (t: TableDef) => include === null || include.some((re) => re.test(`${t.database}.${t.name}`));
+    if (!chunked) {
+      return { lockingMode: config.snapshot.lockingMode, includeTableData: included, included };
+    }
+    const conn = await this.options.connect();
+    let noPk: string[];
+    try {
+      noPk = await tablesWithoutPrimaryKey(conn, this.filter);
+    } finally {
+      await conn.end().catch(() => {});
+    }
+    if (noPk.length > 0) {
+      logger.warn(
+        'tables without a primary key cannot be snapshotted in chunks: they are read by the consistent snapshot (with its locks, snapshot.locking.mode) before streaming starts',
+        { tables: noPk, lockingMode: config.snapshot.lockingMode },
+      );
+    }
+    return {
+      lockingMode: noPk.length > 0 ? config.snapshot.lockingMode : ('none' as const),
+      includeTableData: (t: TableDef) => t.primaryKey.length === 0 && included(t),
+      included,
+    };
+  }
+
+  private async estimate(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const conn = await this.options.connect();
+    try {
+      for (const id of ids) {
+        const dot = id.indexOf('.');
+        this.progress.table(id, await estimateRows(conn, id.slice(0, dot), id.slice(dot + 1)));
+      }
+    } finally {
+      await conn.end().catch(() => {});
+    }
+  }
+
   private async snapshot(
     ctx: SourceContext,
     records: RecordFactory,
@@ -358,9 +532,12 @@ export class MySqlSource implements ChangeSource {
     includeData: boolean,
     seqStart: number,
     setSeq: (s: number) => void,
+    chunked = false,
   ): Promise<SourceOffset> {
     const { config, logger, history } = this.options;
     let createStatements = new Map<string, string>();
+    const snapPlan = await this.planSnapshot(chunked);
+    const chunkPlan: Record<string, ChunkTableState> = {};
     let position: { file: string; pos: number; gtids: string | null } = { file: '', pos: 0, gtids: null };
     let seq = seqStart;
     const source = (marker: string): SourceInfo => ({
@@ -374,10 +551,13 @@ export class MySqlSource implements ChangeSource {
       thread: null,
       query: null,
     });
+    this.snap.running = true;
+    this.snap.startedAt = Date.now();
     const result = await runConsistentSnapshot({
       connect: this.options.connect,
       tableFilter: this.filter,
-      lockingMode: config.snapshot.lockingMode,
+      lockingMode: snapPlan.lockingMode,
+      includeTableData: snapPlan.includeTableData,
       loadSchema: async (conn, tables) => {
         const wanted = new Set(tables.map((t) => `${t.db}.${t.table}`));
         const loaded = await loadSchema(conn, {
@@ -419,15 +599,25 @@ export class MySqlSource implements ChangeSource {
           }
           setSeq(seq);
           this.stats.snapshotTables = tables.length;
+          const withData = includeData ? tables.filter(snapPlan.includeTableData) : [];
+          this.snap.total = withData.length;
+          for (const t of tables) {
+            if (chunked && t.primaryKey.length > 0 && snapPlan.included(t))
+              chunkPlan[`${t.database}.${t.name}`] = { after: null, rows: 0, chunks: 0, kind: 'initial' };
+          }
+          await this.estimate(withData.map((t) => `${t.database}.${t.name}`));
           logger.info('snapshot position established', { file: pos.file, pos: pos.pos, tables: tables.length });
         },
         onRow: async (table, row, marker) => {
           this.stats.snapshotRows++;
+          this.progress.rows(`${table.database}.${table.name}`, 1);
           const out = records.forTable(table).read(row, source(marker));
           for (const record of out) await ctx.emit({ record, offset: null });
         },
-        onTableDone: async () => {
+        onTableDone: async (table) => {
           this.stats.snapshotTablesCompleted++;
+          this.snap.done++;
+          this.progress.tableDone(`${table.database}.${table.name}`);
         },
       },
     });
@@ -437,7 +627,16 @@ export class MySqlSource implements ChangeSource {
       pos: result.position.pos,
       ...(result.position.gtids ? { gtids: result.position.gtids } : {}),
       snapshot_completed: true,
+      ...(Object.keys(chunkPlan).length > 0 ? { snapshot_chunks: chunkPlan } : {}),
     };
+    this.snap.completed = true;
+    this.snap.running = false;
+    if (Object.keys(chunkPlan).length === 0) {
+      this.snap.endedAt = Date.now();
+      this.progress.finish();
+    } else {
+      logger.info('chunked snapshot planned; chunks are read while streaming', { tables: Object.keys(chunkPlan) });
+    }
     await ctx.emit({ record: null, offset: done });
     logger.info('snapshot completed', { rows: result.totalRows, ms: result.durationMs, lock: result.lockMode });
     return done;

@@ -84,7 +84,8 @@ export function rowKey(row: Row, pkPositions: readonly number[]): string {
 
 function storeKeyPart(v: CellValue, dataType: string): StoredKeyPart {
   if (typeof v === 'bigint') return { i: v.toString() };
-  if (typeof v === 'number') return Number.isInteger(v) && !/float|double/.test(dataType) ? { i: String(v) } : { d: String(v) };
+  if (typeof v === 'number')
+    return Number.isInteger(v) && !/float|double/.test(dataType) ? { i: String(v) } : { d: String(v) };
   if (typeof v === 'string') return dataType === 'decimal' ? { d: v } : { s: v };
   if (Buffer.isBuffer(v)) return { b: v.toString('base64') };
   return { s: String(v) };
@@ -138,12 +139,18 @@ interface Window {
   def: TableDef;
   pk: number[];
   lw: BinlogPos;
-  hw: BinlogPos;
+  /** Null while the chunk is being read. */
+  hw: BinlogPos | null;
   buffer: Map<string, Row>;
+  /** Keys changed by events the stream handled since the window opened. */
+  touched: Set<string>;
   selected: number;
   last: StoredKeyPart[] | null;
-  resolve(outcome: 'emitted' | 'stale' | 'aborted'): void;
+  resolve(outcome: Outcome): void;
+  outcome: Promise<Outcome>;
 }
+
+type Outcome = 'emitted' | 'stale' | 'aborted';
 
 export interface ChunkedSnapshotOptions {
   connect(): Promise<Connection>;
@@ -283,14 +290,19 @@ export class ChunkedSnapshotRunner {
     }
     if (this.windows.size === 0) return;
     for (const w of this.windows) {
-      if (w.id !== id || cmpPos(at, w.lw) < 0 || cmpPos(at, w.hw) >= 0) continue;
+      if (w.id !== id || (w.hw && cmpPos(at, w.hw) >= 0)) continue;
+      const touch = (row: Row) => {
+        const k = rowKey(row, w.pk);
+        w.touched.add(k);
+        w.buffer.delete(k);
+      };
       if (event.type === 'UPDATE_ROWS' || event.type === 'PARTIAL_UPDATE_ROWS') {
         for (const r of event.rows) {
-          w.buffer.delete(rowKey(r.before, w.pk));
-          w.buffer.delete(rowKey(r.after, w.pk));
+          touch(r.before);
+          touch(r.after);
         }
       } else {
-        for (const r of event.rows as Row[]) w.buffer.delete(rowKey(r, w.pk));
+        for (const r of event.rows as Row[]) touch(r);
       }
     }
   }
@@ -300,7 +312,7 @@ export class ChunkedSnapshotRunner {
     if (handled && cmpPos(handled, this.streamPos) > 0) this.streamPos = handled;
     if (this.windows.size === 0) return;
     for (const w of [...this.windows]) {
-      if (cmpPos(this.streamPos, w.hw) >= 0) await this.flush(w);
+      if (w.hw && cmpPos(this.streamPos, w.hw) >= 0) await this.flush(w);
     }
   }
 
@@ -429,16 +441,11 @@ export class ChunkedSnapshotRunner {
         return;
       }
       const w = await this.readChunk(conn, id, def, st.after);
-      const outcome = await new Promise<'emitted' | 'stale' | 'aborted'>((resolve) => {
-        w.resolve = resolve;
-        void this.exclusive(async () => {
-          this.windows.add(w);
-          if (cmpPos(this.streamPos, w.hw) >= 0) await this.flush(w);
-        }).catch((err) => {
-          this.failure ??= err;
-          resolve('aborted');
-        });
+      // The stream flushes the window once it has handled everything before HW; if it already has, do it now.
+      await this.exclusive(async () => {
+        if (w.hw && cmpPos(this.streamPos, w.hw) >= 0) await this.flush(w);
       });
+      const outcome = await w.outcome;
       if (outcome === 'aborted') return;
       if (outcome === 'stale') {
         this.log.info('table definition changed while a chunk was read; re-reading the chunk', { table: id });
@@ -456,15 +463,50 @@ export class ChunkedSnapshotRunner {
     }
   }
 
+  /**
+   * Opens the window *before* the low watermark is read: from then on the stream records every key of the table
+   * it sees changed (`touched`), so no event at or after the low watermark can slip past, however far ahead the
+   * stream is. Rows of touched keys are left out of (or dropped from) the buffer: the stream carries them.
+   */
   private async readChunk(conn: Connection, id: string, def: TableDef, after: StoredKeyPart[] | null): Promise<Window> {
     const server = this.server!;
+    const pk = def.primaryKey.map((name) => def.columns.find((c) => c.name === name)!.position);
+    const buffer = new Map<string, Row>();
+    const touched = new Set<string>();
+    let resolve: (o: Outcome) => void = () => {};
+    const outcome = new Promise<Outcome>((r) => {
+      resolve = r;
+    });
+    const w: Window = {
+      id,
+      def,
+      pk,
+      lw: { file: '', pos: 0 },
+      hw: null,
+      buffer,
+      touched,
+      selected: 0,
+      last: null,
+      resolve,
+      outcome,
+    };
+    this.windows.add(w);
+    try {
+      await this.fillWindow(conn, server, w, after);
+    } catch (err) {
+      this.windows.delete(w);
+      throw err;
+    }
+    return w;
+  }
+
+  private async fillWindow(conn: Connection, server: ServerInfo, w: Window, after: StoredKeyPart[] | null) {
+    const { def, pk, buffer, touched } = w;
     const before = await readBinlogStatus(conn, server);
     await conn.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
     // MariaDB: the binlog position exactly matching the read view; MySQL: the status read before it.
     const exact = server.flavor === 'mariadb' ? await readMariaDbSnapshotPosition(conn) : null;
-    const lw: BinlogPos = exact ?? { file: before.file, pos: before.pos };
-    const pk = def.primaryKey.map((name) => def.columns.find((c) => c.name === name)!.position);
-    const buffer = new Map<string, Row>();
+    w.lw = exact ?? { file: before.file, pos: before.pos };
     let lastRow: Row | null = null;
     const sql = chunkSql(def, after, this.opts.chunkSize);
     let selected = 0;
@@ -473,7 +515,8 @@ export class ChunkedSnapshotRunner {
         highWaterMark: this.opts.fetchSize ?? 1024,
         signal: this.opts.signal,
         onRow: async (row) => {
-          buffer.set(rowKey(row, pk), row);
+          const k = rowKey(row, pk);
+          if (!touched.has(k)) buffer.set(k, row);
           lastRow = row;
           selected++;
         },
@@ -483,20 +526,11 @@ export class ChunkedSnapshotRunner {
     }
     const hw = await readBinlogStatus(conn, server);
     this.counters.rowsScanned += selected;
-    const last: StoredKeyPart[] | null = lastRow
+    w.selected = selected;
+    w.last = lastRow
       ? pk.map((p, i) => storeKeyPart((lastRow as Row)[p], def.columns[pk[i]].dataType.toLowerCase()))
       : null;
-    return {
-      id,
-      def,
-      pk,
-      lw,
-      hw: { file: hw.file, pos: hw.pos },
-      buffer,
-      selected,
-      last,
-      resolve: () => {},
-    };
+    w.hw = { file: hw.file, pos: hw.pos };
   }
 
   /** Under the lock: emit the chunk's surviving rows, then the checkpoint carrying the new progress. */
@@ -518,8 +552,8 @@ export class ChunkedSnapshotRunner {
       snapshot: 'incremental',
       serverId: 0,
       gtid: null,
-      file: w.hw.file,
-      pos: w.hw.pos,
+      file: w.hw?.file ?? '',
+      pos: w.hw?.pos ?? 0,
       row: 0,
       thread: null,
       query: null,
@@ -542,7 +576,7 @@ export class ChunkedSnapshotRunner {
       emitted,
       dropped: w.selected - emitted,
       lw: `${w.lw.file}:${w.lw.pos}`,
-      hw: `${w.hw.file}:${w.hw.pos}`,
+      hw: `${w.hw?.file}:${w.hw?.pos}`,
     });
     if (done) this.tableDone(w.id);
     else this.refreshView();
@@ -598,4 +632,3 @@ export async function tablesWithoutPrimaryKey(
   );
   return rows.map((r) => `${r.db}.${r.t}`).filter((id) => filter(...splitId(id)));
 }
-

@@ -52,6 +52,8 @@ export interface SnapshotOptions {
   selectOverrides?: Map<string, string>;
   /** false for schema-only snapshots (no_data / recovery): locks, position and onSchema, but no rows. */
   includeData?: boolean;
+  /** With includeData: which tables' rows to read (default all); the chunked snapshot reads the others. */
+  includeTableData?: (table: TableDef) => boolean;
   /** Connector user, named in the GRANT hint when LOCK TABLES is denied. */
   user?: string;
   logger: Logger;
@@ -169,7 +171,9 @@ export async function runConsistentSnapshot(opts: SnapshotOptions): Promise<Snap
           await opts.emitter.onTableDone?.(t, n);
         },
       );
-      const order = [...plainTables, ...txTables];
+      const order = [...plainTables, ...txTables].filter(
+        (t) => !opts.includeTableData || opts.includeTableData(defs.byId.get(tableId(t.db, t.table))!),
+      );
       for (const [i, t] of order.entries()) {
         checkAbort(signal);
         const def = defs.byId.get(tableId(t.db, t.table))!;
