@@ -5,9 +5,10 @@ import { checkCommand } from './commands/check.js';
 import { configDocsCommand } from './commands/config-docs.js';
 import { demoCommand } from './commands/demo.js';
 import { runCommand } from './commands/run.js';
+import { snapshotCommand } from './commands/snapshot.js';
 import { type CliIo, type Command, ExitCode } from './io.js';
 
-const commands: Command[] = [runCommand, checkCommand, demoCommand, binlogDumpCli, configDocsCommand];
+const commands: Command[] = [runCommand, snapshotCommand, checkCommand, demoCommand, binlogDumpCli, configDocsCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
