@@ -1,0 +1,408 @@
+/**
+ * CdcPipeline on one synthesised template (bundling and CloudFormation validation skipped; the full synth with
+ * Lambda bundling is in app-synth.test.ts). Metric names are compared with the constants the task emits.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import {
+  App,
+  Duration,
+  aws_ec2 as ec2,
+  aws_ecs as ecs,
+  aws_kinesis as kinesis,
+  Stack,
+  aws_secretsmanager as secretsmanager,
+  aws_sns as sns,
+} from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { CdcPipeline, REPO_ROOT } from '../../../cdk/lib/cdc-pipeline.js';
+import { loadConfig } from '../../../src/config/index.js';
+import {
+  ALL_METRIC_NAMES,
+  CONNECTOR_DIMENSION,
+  METRICS_NAMESPACE,
+  SnapshotMetric,
+  StreamingMetric,
+} from '../../../src/metrics/names.js';
+
+process.env.CDK_VALIDATION = 'false';
+const ENTRY = join(REPO_ROOT, 'test/unit/cdk/fixture-handler.ts');
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:cdc-db-AbCdEf';
+const env = { account: '123456789012', region: 'eu-west-1' };
+
+type Json = Record<string, unknown>;
+type Resource = { Type: string; Properties: Json };
+
+function newStack(): { app: App; stack: Stack; vpc: ec2.Vpc; secret: secretsmanager.ISecret } {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Test', { env });
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1, flowLogs: { all: {} } });
+  const secret = secretsmanager.Secret.fromSecretCompleteArn(stack, 'Secret', SECRET_ARN);
+  return { app, stack, vpc, secret };
+}
+
+let stack: Stack;
+let app: App;
+let pipeline: CdcPipeline;
+let template: Template;
+let resources: Record<string, Resource>;
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+
+before(() => {
+  const s = newStack();
+  ({ app, stack } = s);
+  const dbSg = new ec2.SecurityGroup(stack, 'DbSg', { vpc: s.vpc });
+  pipeline = new CdcPipeline(stack, 'Cdc', {
+    vpc: s.vpc,
+    connectorName: 'orders',
+    database: { host: 'writer.example.internal', port: 3307, securityGroup: dbSg, secret: s.secret },
+    properties: { 'table.include.list': 'shop.orders' },
+    image: ecs.ContainerImage.fromRegistry('public.ecr.aws/example/cdc:latest'),
+    transformRouter: { entry: ENTRY },
+    materializer: { entry: ENTRY, batchSize: 50 },
+  });
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources;
+});
+
+describe('stateful resources', () => {
+  test('Kinesis stream: on-demand, KMS customer key, 24 h retention', () => {
+    template.resourceCountIs('AWS::Kinesis::Stream', 1);
+    template.hasResourceProperties('AWS::Kinesis::Stream', {
+      StreamModeDetails: { StreamMode: 'ON_DEMAND' },
+      RetentionPeriodHours: 24,
+      StreamEncryption: { EncryptionType: 'KMS', KeyId: { 'Fn::GetAtt': [Match.stringLikeRegexp('CdcKey'), 'Arn'] } },
+    });
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    template.hasResource('AWS::Kinesis::Stream', { DeletionPolicy: 'Retain' });
+  });
+
+  test('DynamoDB tables match the stores key schemas, on-demand, PITR, deletion protection', () => {
+    const tables = ofType('AWS::DynamoDB::Table').map(([, r]) => r.Properties);
+    assert.equal(tables.length, 3);
+    const keys = tables.map((t) => JSON.stringify([t.KeySchema, t.AttributeDefinitions])).sort();
+    const expected = [
+      [[{ AttributeName: 'connector', KeyType: 'HASH' }], [{ AttributeName: 'connector', AttributeType: 'S' }]],
+      [
+        [
+          { AttributeName: 'connector', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        [
+          { AttributeName: 'connector', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+      ],
+      [[{ AttributeName: 'lease', KeyType: 'HASH' }], [{ AttributeName: 'lease', AttributeType: 'S' }]],
+    ];
+    assert.deepEqual(keys, expected.map((k) => JSON.stringify(k)).sort());
+    for (const t of tables) {
+      assert.equal(t.BillingMode, 'PAY_PER_REQUEST');
+      assert.deepEqual(t.PointInTimeRecoverySpecification, { PointInTimeRecoveryEnabled: true });
+      assert.equal(t.DeletionProtectionEnabled, true);
+      assert.deepEqual(t.SSESpecification, { SSEEnabled: true });
+    }
+  });
+
+  test('provisioned mode with a shard count; existing stream plus stream settings is an error', () => {
+    const s = newStack();
+    new CdcPipeline(s.stack, 'P', {
+      vpc: s.vpc,
+      database: { host: 'h', secret: s.secret },
+      image: ecs.ContainerImage.fromRegistry('x'),
+      stream: { shardCount: 4, retention: Duration.days(7) },
+      transformRouter: false,
+      materializer: false,
+      alarms: false,
+      dashboard: false,
+    });
+    const t = Template.fromStack(s.stack);
+    t.hasResourceProperties('AWS::Kinesis::Stream', {
+      StreamModeDetails: { StreamMode: 'PROVISIONED' },
+      ShardCount: 4,
+      RetentionPeriodHours: 168,
+    });
+    t.resourceCountIs('AWS::Lambda::Function', 0);
+    t.resourceCountIs('AWS::CloudWatch::Alarm', 0);
+    const s2 = newStack();
+    const existing = kinesis.Stream.fromStreamArn(s2.stack, 'S', 'arn:aws:kinesis:eu-west-1:123456789012:stream/x');
+    assert.throws(
+      () =>
+        new CdcPipeline(s2.stack, 'P', {
+          vpc: s2.vpc,
+          database: { host: 'h', secret: s2.secret },
+          stream: { stream: existing, shardCount: 2 },
+        }),
+      /existing stream/,
+    );
+    assert.throws(
+      () => new CdcPipeline(s2.stack, 'Q', { vpc: s2.vpc, database: { secret: s2.secret } }),
+      /exactly one of database.cluster, database.instance, database.host/,
+    );
+    assert.throws(
+      () =>
+        new CdcPipeline(s2.stack, 'R', {
+          vpc: s2.vpc,
+          database: { host: 'h', secret: s2.secret },
+          alarms: { topic: new sns.Topic(s2.stack, 'T'), email: 'ops@example.com' },
+          transformRouter: false,
+          materializer: false,
+        }),
+      /alarms.email subscribes a created topic/,
+    );
+  });
+});
+
+describe('capture service', () => {
+  test('one Fargate task, no overlap on deploy, private subnets, circuit breaker', () => {
+    template.hasResourceProperties('AWS::ECS::Service', {
+      DesiredCount: 1,
+      LaunchType: 'FARGATE',
+      DeploymentConfiguration: {
+        MinimumHealthyPercent: 0,
+        MaximumPercent: 100,
+        DeploymentCircuitBreaker: { Enable: true, Rollback: true },
+      },
+      NetworkConfiguration: {
+        AwsvpcConfiguration: {
+          AssignPublicIp: 'DISABLED',
+          Subnets: [
+            { Ref: Match.stringLikeRegexp('VpcPrivateSubnet1') },
+            { Ref: Match.stringLikeRegexp('VpcPrivateSubnet2') },
+          ],
+        },
+      },
+    });
+    template.hasResourceProperties('AWS::ECS::Cluster', {
+      ClusterSettings: [{ Name: 'containerInsights', Value: 'enabled' }],
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  test('container: run command, secrets from the secret fields, /health check, CPU and memory', () => {
+    const [[, td]] = ofType('AWS::ECS::TaskDefinition');
+    assert.equal(td.Properties.Cpu, '512');
+    assert.equal(td.Properties.Memory, '1024');
+    const [c] = td.Properties.ContainerDefinitions as Json[];
+    assert.deepEqual(c.Command, ['run']);
+    assert.deepEqual(c.Secrets, [
+      { Name: 'CDC_DATABASE_USER', ValueFrom: `${SECRET_ARN}:username::` },
+      { Name: 'CDC_DATABASE_PASSWORD', ValueFrom: `${SECRET_ARN}:password::` },
+    ]);
+    const hc = c.HealthCheck as { Command: string[]; StartPeriod: number };
+    assert.equal(hc.Command[0], 'CMD-SHELL');
+    assert.match(hc.Command[1], /fetch\('http:\/\/127\.0\.0\.1:8080\/health'\)/);
+    assert.equal(hc.StartPeriod, 120);
+    assert.equal((c.LogConfiguration as Json).LogDriver, 'awslogs');
+  });
+
+  test('the container environment is a valid connector configuration for the app', () => {
+    const [[, td]] = ofType('AWS::ECS::TaskDefinition');
+    const [c] = td.Properties.ContainerDefinitions as Json[];
+    const vars: Record<string, string> = { CDC_DATABASE_USER: 'cdc', CDC_DATABASE_PASSWORD: 'pw' };
+    for (const { Name, Value } of c.Environment as Array<{ Name: string; Value: unknown }>)
+      vars[Name] = typeof Value === 'string' ? Value : `resolved-${Name.toLowerCase().replace(/_/g, '-')}`;
+    const config = loadConfig({ env: vars });
+    assert.equal(config.name, 'orders');
+    assert.equal(config.database.hostname, 'writer.example.internal');
+    assert.equal(config.database.port, 3307);
+    assert.equal(config.database.ssl.mode, 'required');
+    assert.equal(config.sink.type, 'kinesis');
+    assert.equal(config.offsets.type, 'dynamodb');
+    assert.equal(config.schemaHistory.type, 'dynamodb');
+    assert.equal(config.lease.enabled, true);
+    assert.equal(config.metrics.emfEnabled, true);
+    assert.equal(config.metrics.httpPort, 8080);
+    assert.equal(config.raw['table.include.list'], 'shop.orders');
+  });
+
+  test('database security group admits the task on the database port', () => {
+    template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+      IpProtocol: 'tcp',
+      FromPort: 3307,
+      ToPort: 3307,
+      SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('CdcTaskSecurityGroup'), 'GroupId'] },
+    });
+  });
+});
+
+describe('consumers', () => {
+  test('Kinesis event source mappings: batch size, bisect, retries, partial batch responses, SQS on-failure', () => {
+    const esms = ofType('AWS::Lambda::EventSourceMapping').map(([, r]) => r.Properties);
+    assert.equal(esms.length, 2);
+    for (const e of esms) {
+      assert.equal(e.BisectBatchOnFunctionError, true);
+      assert.equal(e.MaximumRetryAttempts, 3);
+      assert.deepEqual(e.FunctionResponseTypes, ['ReportBatchItemFailures']);
+      assert.equal(e.StartingPosition, 'TRIM_HORIZON');
+      assert.deepEqual(e.EventSourceArn, {
+        'Fn::GetAtt': [streamId(), 'Arn'],
+      });
+      const dest = (e.DestinationConfig as { OnFailure: { Destination: { 'Fn::GetAtt': [string, string] } } })
+        .OnFailure;
+      assert.equal(resources[dest.Destination['Fn::GetAtt'][0]].Type, 'AWS::SQS::Queue');
+    }
+    assert.deepEqual(esms.map((e) => e.BatchSize).sort(), [100, 50]);
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 1209600 });
+    template.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+  });
+});
+
+function streamId(): string {
+  const ids = Object.keys(resources).filter((k) => resources[k].Type === 'AWS::Kinesis::Stream');
+  assert.equal(ids.length, 1);
+  return ids[0];
+}
+
+describe('IAM', () => {
+  const policies = () =>
+    ofType('AWS::IAM::Policy').map(([id, r]) => ({
+      id,
+      statements: (
+        r.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }
+      ).Statement,
+    }));
+
+  test("no Resource '*' except the actions AWS only grants on '*'", () => {
+    const allowedOnStar = new Set(['ecr:GetAuthorizationToken']);
+    for (const p of policies())
+      for (const st of p.statements) {
+        const res = Array.isArray(st.Resource) ? st.Resource : [st.Resource];
+        if (res.includes('*')) {
+          const actions = Array.isArray(st.Action) ? st.Action : [st.Action];
+          for (const a of actions) assert.ok(allowedOnStar.has(a), `${p.id}: ${a} on '*'`);
+        }
+      }
+  });
+
+  test('task role: exactly the calls the app makes, on the stream and tables only', () => {
+    const roleId = Object.keys(resources).find((k) => /CdcTaskDefinitionTaskRole[0-9A-F]{8}$/.test(k))!;
+    const policy = ofType('AWS::IAM::Policy').find(([, r]) => JSON.stringify(r.Properties.Roles).includes(roleId))![1];
+    const statements = (
+      policy.Properties.PolicyDocument as { Statement: Array<{ Action: string[]; Resource: unknown }> }
+    ).Statement;
+    const byAction = new Map<string, string>();
+    for (const st of statements) {
+      const actions = Array.isArray(st.Action) ? st.Action : [st.Action];
+      for (const a of actions) byAction.set(a, JSON.stringify(st.Resource));
+    }
+    assert.deepEqual([...byAction.keys()].sort(), [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+      'kinesis:DescribeStreamSummary',
+      'kinesis:ListShards',
+      'kinesis:PutRecord',
+      'kinesis:PutRecords',
+      'kms:GenerateDataKey',
+    ]);
+    assert.match(byAction.get('kinesis:PutRecords')!, /CdcStream[0-9A-F]{8}","Arn"/);
+    assert.match(byAction.get('kms:GenerateDataKey')!, /CdcKey[0-9A-F]{8}","Arn"/);
+    assert.match(byAction.get('dynamodb:Query')!, /CdcSchemaHistoryTable/);
+  });
+
+  test('execution role reads only the database secret', () => {
+    const secretStatements = policies()
+      .flatMap((p) => p.statements)
+      .filter((st) => JSON.stringify(st.Action).includes('secretsmanager:'));
+    assert.ok(secretStatements.length > 0);
+    for (const st of secretStatements) assert.equal(st.Resource, SECRET_ARN);
+  });
+});
+
+describe('alarms and dashboard', () => {
+  const alarms = () => ofType('AWS::CloudWatch::Alarm').map(([id, r]) => ({ id, ...r.Properties }) as Json);
+
+  test('every alarm on a task metric uses a published metric name and exactly the Connector dimension', () => {
+    const own = alarms().filter((a) => a.Namespace === METRICS_NAMESPACE);
+    assert.deepEqual(own.map((a) => a.MetricName).sort(), [
+      StreamingMetric.MilliSecondsBehindSource,
+      StreamingMetric.MilliSecondsSinceLastEvent,
+    ]);
+    for (const a of own) {
+      assert.ok(ALL_METRIC_NAMES.includes(a.MetricName as never));
+      assert.deepEqual(a.Dimensions, [{ Name: CONNECTOR_DIMENSION, Value: 'orders' }]);
+    }
+    const lag = own.find((a) => a.MetricName === StreamingMetric.MilliSecondsBehindSource)!;
+    assert.equal(lag.Threshold, 300_000);
+    assert.equal(lag.Statistic, 'Maximum');
+    const idle = own.find((a) => a.MetricName === StreamingMetric.MilliSecondsSinceLastEvent)!;
+    assert.equal(idle.Threshold, 900_000);
+    assert.equal(idle.TreatMissingData, 'breaching');
+  });
+
+  test('the full alarm set, all wired to the SNS topic', () => {
+    const all = alarms();
+    const names = all.map((a) => (a.id as string).replace(/^Cdc/, '').replace(/[0-9A-F]{8}$/, '')).sort();
+    assert.deepEqual(names, [
+      'KinesisWriteThrottleAlarm',
+      'LeaseTableThrottleAlarm',
+      'MaterializerDlqAlarm',
+      'MaterializerErrorsAlarm',
+      'MaterializerIteratorAgeAlarm',
+      'NoEventsAlarm',
+      'OffsetsTableThrottleAlarm',
+      'ReplicationLagAlarm',
+      'SchemaHistoryTableThrottleAlarm',
+      'TaskNotRunningAlarm',
+      'TransformRouterDlqAlarm',
+      'TransformRouterErrorsAlarm',
+      'TransformRouterIteratorAgeAlarm',
+    ]);
+    const topicId = ofType('AWS::SNS::Topic')[0][0];
+    for (const a of all) assert.deepEqual(a.AlarmActions, [{ Ref: topicId }], a.id as string);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'ECS/ContainerInsights',
+      MetricName: 'RunningTaskCount',
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Kinesis',
+      MetricName: 'PutRecords.ThrottledRecords',
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'IteratorAge' });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+    });
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+  });
+
+  test('dashboard widgets reference only published metric names', () => {
+    const [[, dash]] = ofType('AWS::CloudWatch::Dashboard');
+    const body = JSON.stringify(stack.resolve(dash.Properties.DashboardBody));
+    const used = new Set<string>();
+    for (const m of body.matchAll(new RegExp(`\\\\"${METRICS_NAMESPACE}\\\\",\\\\"(\\w+)\\\\"`, 'g'))) used.add(m[1]);
+    for (const name of used) assert.ok(ALL_METRIC_NAMES.includes(name as never), name);
+    for (const name of [
+      StreamingMetric.MilliSecondsBehindSource,
+      StreamingMetric.TotalNumberOfEventsSeen,
+      SnapshotMetric.RowsScanned,
+      SnapshotMetric.RemainingTableCount,
+      StreamingMetric.QueueRemainingCapacity,
+    ])
+      assert.ok(used.has(name), `dashboard shows ${name}`);
+    assert.match(body, /PutRecords\.ThrottledRecords/);
+    assert.match(body, /IteratorAge/);
+  });
+});
+
+test('cdk-nag AwsSolutions: no unsuppressed errors or warnings, every acknowledgement has a reason', () => {
+  const report = new AwsSolutionsChecks(app).validateScope(stack);
+  assert.deepEqual(
+    report.violations.map(
+      (v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    ),
+    [],
+  );
+  const acks = pipeline.node
+    .findAll()
+    .flatMap((c) => c.node.metadata.filter((m) => m.type === 'aws:cdk:acknowledged-rules'))
+    .flatMap((m) => Object.entries(m.data as Record<string, string>));
+  assert.ok(acks.length >= 3);
+  for (const [id, reason] of acks) assert.ok(reason.length > 30, `${id} has a written reason`);
+});
