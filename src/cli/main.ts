@@ -6,9 +6,10 @@ import { configDocsCommand } from './commands/config-docs.js';
 import { demoCommand } from './commands/demo.js';
 import { runCommand } from './commands/run.js';
 import { snapshotCommand } from './commands/snapshot.js';
+import { transformCommand } from './commands/transform.js';
 import { type CliIo, type Command, ExitCode } from './io.js';
 
-const commands: Command[] = [runCommand, snapshotCommand, checkCommand, demoCommand, binlogDumpCli, configDocsCommand];
+const commands: Command[] = [runCommand, snapshotCommand, checkCommand, demoCommand, binlogDumpCli, configDocsCommand, transformCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
