@@ -8,6 +8,8 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { Logger } from '../common/logger.js';
 import type { CdcConfig } from '../config/types.js';
 import { FileSink, StdoutSink } from '../sinks/file/file-sink.js';
+import { parseKafkaSinkConfig } from '../sinks/kafka/config.js';
+import { KafkaSink } from '../sinks/kafka/kafka-sink.js';
 import { KinesisSink } from '../sinks/kinesis/kinesis-sink.js';
 import type { Sink } from '../sinks/sink.js';
 import { DynamoDbLease } from '../stores/dynamodb/dynamodb-lease.js';
@@ -116,7 +118,8 @@ export function buildComponents(
       });
       break;
     case 'kafka':
-      throw new Error('sink.type=kafka is not available in this build yet; use kinesis, file or stdout');
+      sink = new KafkaSink({ settings: parseKafkaSinkConfig(s), logger: logger.child({ component: 'sink' }) });
+      break;
   }
   return { sink, offsetStore, schemaHistory, lease };
 }

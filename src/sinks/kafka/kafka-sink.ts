@@ -1,0 +1,472 @@
+/**
+ * Kafka / Amazon MSK sink on @platformatic/kafka (1.x: the 2.x line needs Node 22).
+ *
+ * Records go to the topic they name (Debezium naming is done upstream), with the key JSON text as the Kafka key, the
+ * envelope JSON text as the value (null for tombstones, so log compaction drops deleted keys) and Debezium's headers
+ * as Kafka headers.
+ *
+ * Partitioning is Kafka's own (Java-compatible murmur2 of the key bytes, positive-masked, modulo the partition
+ * count), so consumers that co-partition by key agree with us. Keyless records of one table all go to one partition
+ * chosen from the table name, which keeps their order.
+ *
+ * Ordering and durability: a batch is split per partition into record batches of at most `batch.size` bytes; round
+ * i sends the i-th record batch of every partition in one produce call (one request per broker) and waits for the
+ * acknowledgement (acks=all by default) before round i+1, so at most one request per partition is in flight and a
+ * retried request can never overtake a later one. A produce request that fails is resent by the client with
+ * exponential backoff (`retries`, `retry.backoff.ms`); without idempotence a resend after a lost acknowledgement can
+ * duplicate a record batch (at-least-once, like Debezium), never reorder it. `send()` resolves only when every round
+ * is acknowledged.
+ */
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions as TlsOptions } from 'node:tls';
+import {
+  Admin,
+  GenericError,
+  type MessageToProduce,
+  murmur2,
+  Producer,
+  type ProducerOptions,
+  type SASLOptions,
+} from '@platformatic/kafka';
+import { errorMessage, SinkError } from '../../common/errors.js';
+import { type Logger, silentLogger } from '../../common/logger.js';
+import type { Sink, SinkRecord } from '../sink.js';
+import type { KafkaSinkSettings } from './config.js';
+import { mskIamTokenProvider } from './msk-iam.js';
+
+/** Tombstones carry an explicit null value (the client's schema requires the property; null encodes as length -1). */
+type Message = MessageToProduce<Buffer, Buffer | null, Buffer, Buffer>;
+type ClientOptions = ProducerOptions<Buffer, Buffer | null, Buffer, Buffer>;
+
+/** The slice of the producer the sink uses; tests inject fakes for faults the mock cluster cannot produce. */
+export interface KafkaProducerLike {
+  send(options: { messages: Message[]; acks?: number }): Promise<unknown>;
+  metadata(options: { topics: string[]; forceUpdate?: boolean }): Promise<{
+    topics: Map<string, { partitionsCount: number }>;
+  }>;
+  initIdempotentProducer(options: object): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export interface KafkaTopicCreator {
+  createTopics(options: {
+    topics: string[];
+    partitions?: number;
+    replicas?: number;
+    configs?: { name: string; value?: string | null }[];
+  }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export interface KafkaSinkOptions {
+  settings: KafkaSinkSettings;
+  logger?: Logger;
+  /** Builds the producer (tests). @default a @platformatic/kafka Producer */
+  createProducer?: (options: ClientOptions) => KafkaProducerLike;
+  /** Builds the admin client used for topic creation (tests). @default a @platformatic/kafka Admin */
+  createAdmin?: (options: ClientOptions) => KafkaTopicCreator;
+  /** SASL/OAUTHBEARER token source for AWS_MSK_IAM (tests). @default mskIamTokenProvider({ region }) */
+  mskTokenProvider?: () => Promise<string>;
+  /** How long partition counts are trusted before they are re-read. @default 300000 */
+  metadataMaxAgeMs?: number;
+  /** Random source for backoff jitter (tests). @default Math.random */
+  random?: () => number;
+}
+
+export interface KafkaSinkStats {
+  records: number;
+  tombstones: number;
+  /** Produce calls (one request per broker each). */
+  rounds: number;
+  bytes: number;
+  topicsCreated: number;
+}
+
+interface Prepared {
+  topic: string;
+  partition: number;
+  bytes: number;
+  message: Message;
+}
+
+export class KafkaSink implements Sink {
+  readonly name = 'kafka';
+  readonly stats: KafkaSinkStats = { records: 0, tombstones: 0, rounds: 0, bytes: 0, topicsCreated: 0 };
+  private readonly s: KafkaSinkSettings;
+  private readonly log: Logger;
+  private readonly clientOptions: ClientOptions;
+  private producer: KafkaProducerLike | null = null;
+  private idempotent = false;
+  private readonly partitions = new Map<string, { count: number; at: number }>();
+
+  constructor(private readonly options: KafkaSinkOptions) {
+    this.s = options.settings;
+    this.log = (options.logger ?? silentLogger).child({ sink: 'kafka' });
+    this.clientOptions = this.buildClientOptions();
+  }
+
+  /** Whether the producer runs idempotently (decided in `start()`). */
+  get isIdempotent(): boolean {
+    return this.idempotent;
+  }
+
+  async start(): Promise<void> {
+    if (this.s.lingerMs > 0) {
+      this.log.info('linger.ms has no effect: the engine hands over whole batches and waits for them', {
+        lingerMs: this.s.lingerMs,
+      });
+    }
+    const wanted = this.s.idempotence;
+    if (wanted !== false) {
+      const producer = this.newProducer(true);
+      try {
+        await producer.initIdempotentProducer({});
+        this.producer = producer;
+        this.idempotent = true;
+      } catch (err) {
+        await producer.close().catch(() => {});
+        if (wanted === true) {
+          throw this.translate(err, [], 'initialising the idempotent producer', {
+            hint: 'the cluster refused a producer id (needs Kafka 0.11+ and IDEMPOTENT_WRITE permission); grant it or set sink.kafka.enable.idempotence=false',
+          });
+        }
+        this.log.warn('idempotent producer not available; continuing with one request in flight per partition', {
+          error: errorMessage(err),
+        });
+      }
+    }
+    if (!this.producer) {
+      this.producer = this.newProducer(false);
+      try {
+        await this.producer.metadata({ topics: [] });
+      } catch (err) {
+        throw this.translate(err, [], 'connecting');
+      }
+    }
+  }
+
+  async send(records: SinkRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const producer = this.producer;
+    if (!producer) throw new SinkError('kafka sink: send() before start()');
+    const topics = [...new Set(records.map((r) => r.topic))];
+    const counts = await this.partitionCounts(producer, topics);
+
+    // Per partition, in arrival order, cut into record batches of at most batch.size bytes.
+    const perPartition = new Map<string, Prepared[][]>();
+    for (const r of records) {
+      const p = this.prepare(r, counts.get(r.topic) ?? 1);
+      const id = `${p.topic}\u0000${p.partition}`;
+      let chunks = perPartition.get(id);
+      if (!chunks) {
+        chunks = [[]];
+        perPartition.set(id, chunks);
+      }
+      let last = chunks[chunks.length - 1];
+      const lastBytes = last.reduce((n, x) => n + x.bytes, 0);
+      if (last.length > 0 && lastBytes + p.bytes > this.s.batchSize) {
+        last = [];
+        chunks.push(last);
+      }
+      last.push(p);
+    }
+    const rounds = Math.max(...[...perPartition.values()].map((c) => c.length));
+    for (let i = 0; i < rounds; i++) {
+      const messages: Message[] = [];
+      let bytes = 0;
+      for (const chunks of perPartition.values()) {
+        for (const p of chunks[i] ?? []) {
+          messages.push(p.message);
+          bytes += p.bytes;
+        }
+      }
+      try {
+        this.stats.rounds++;
+        await producer.send({ messages, acks: this.s.acks });
+      } catch (err) {
+        if (hasError(err, 'UNKNOWN_TOPIC_OR_PARTITION')) for (const t of topics) this.partitions.delete(t);
+        throw this.translate(err, topics, 'producing');
+      }
+      this.stats.bytes += bytes;
+      this.stats.records += messages.length;
+      for (const m of messages) if (m.value === null) this.stats.tombstones++;
+    }
+  }
+
+  async close(): Promise<void> {
+    const p = this.producer;
+    this.producer = null;
+    await p?.close();
+  }
+
+  // --- internals ------------------------------------------------------------------------------------------------
+
+  private prepare(r: SinkRecord, partitionCount: number): Prepared {
+    const key = r.key === null ? undefined : Buffer.from(r.key, 'utf8');
+    const value = r.value === null ? null : Buffer.from(r.value, 'utf8');
+    const headers = new Map<Buffer, Buffer>();
+    let bytes = (key?.length ?? 0) + (value?.length ?? 0);
+    if (r.headers) {
+      for (const [k, v] of Object.entries(r.headers)) {
+        const hk = Buffer.from(k, 'utf8');
+        const hv = Buffer.from(v, 'utf8');
+        headers.set(hk, hv);
+        bytes += hk.length + hv.length;
+      }
+    }
+    if (bytes > this.s.maxRequestSize) {
+      throw new SinkError(
+        `record for topic "${r.topic}" is ${bytes} bytes, over sink.kafka.max.request.size=${this.s.maxRequestSize}; ` +
+          `exclude or truncate the large columns (column.exclude.list, column.truncate.to.<N>.chars), or raise ` +
+          `max.request.size together with the topic's max.message.bytes`,
+      );
+    }
+    const partitionKey = key ?? Buffer.from(r.table ?? r.topic, 'utf8');
+    const partition = (murmur2(partitionKey) & 0x7fffffff) % partitionCount;
+    return {
+      topic: r.topic,
+      partition,
+      bytes,
+      message: { topic: r.topic, partition, key, value, headers },
+    };
+  }
+
+  private async partitionCounts(producer: KafkaProducerLike, topics: string[]): Promise<Map<string, number>> {
+    const maxAge = this.options.metadataMaxAgeMs ?? 300_000;
+    const now = Date.now();
+    const stale = topics.filter((t) => {
+      const c = this.partitions.get(t);
+      return !c || now - c.at > maxAge;
+    });
+    if (stale.length) {
+      const meta = await this.readMetadata(producer, stale);
+      for (const t of stale) {
+        const count = meta.get(t);
+        if (count !== undefined) this.partitions.set(t, { count, at: now });
+      }
+    }
+    return new Map(topics.map((t) => [t, this.partitions.get(t)?.count ?? 1]));
+  }
+
+  private async readMetadata(producer: KafkaProducerLike, topics: string[]): Promise<Map<string, number>> {
+    try {
+      const md = await producer.metadata({ topics, forceUpdate: true });
+      return new Map(topics.map((t) => [t, md.topics.get(t)?.partitionsCount ?? 1]));
+    } catch (err) {
+      if (!hasError(err, 'UNKNOWN_TOPIC_OR_PARTITION')) throw this.translate(err, topics, 'reading topic metadata');
+      if (!this.s.topicCreation.enabled) {
+        throw this.translate(err, topics, 'reading topic metadata', {
+          hint: `a topic among ${topics.map((t) => `"${t}"`).join(', ')} does not exist; create it (cleanup.policy=compact for table topics) or set sink.kafka.topic.creation.enable=true`,
+          retriable: true,
+        });
+      }
+    }
+    await this.createTopics(topics);
+    try {
+      const md = await producer.metadata({ topics, forceUpdate: true });
+      return new Map(topics.map((t) => [t, md.topics.get(t)?.partitionsCount ?? 1]));
+    } catch (err) {
+      throw this.translate(err, topics, 'reading metadata of created topics');
+    }
+  }
+
+  /** Creates the topics that are missing; ones that appeared meanwhile are fine. */
+  private async createTopics(topics: string[]): Promise<void> {
+    const tc = this.s.topicCreation;
+    const admin = this.options.createAdmin
+      ? this.options.createAdmin(this.clientOptions)
+      : (new Admin({
+          clientId: this.clientOptions.clientId,
+          bootstrapBrokers: this.clientOptions.bootstrapBrokers,
+          ...(this.clientOptions.tls ? { tls: this.clientOptions.tls } : {}),
+          ...(this.clientOptions.sasl ? { sasl: this.clientOptions.sasl } : {}),
+          retries: this.clientOptions.retries,
+          timeout: this.clientOptions.timeout,
+        }) as unknown as KafkaTopicCreator);
+    try {
+      for (const topic of topics) {
+        try {
+          await admin.createTopics({
+            topics: [topic],
+            partitions: tc.partitions,
+            replicas: tc.replicationFactor,
+            configs: [{ name: 'cleanup.policy', value: tc.cleanupPolicy }],
+          });
+          this.stats.topicsCreated++;
+          this.log.info('created topic', { topic, partitions: tc.partitions, cleanupPolicy: tc.cleanupPolicy });
+        } catch (err) {
+          if (hasError(err, 'TOPIC_ALREADY_EXISTS')) continue;
+          throw this.translate(err, [topic], 'creating the topic', {
+            hint: `could not create topic "${topic}"; grant CREATE on the cluster (MSK IAM: kafka-cluster:CreateTopic) or create it beforehand`,
+          });
+        }
+      }
+    } finally {
+      await admin.close().catch(() => {});
+    }
+  }
+
+  private newProducer(idempotent: boolean): KafkaProducerLike {
+    const opts: ClientOptions = {
+      ...this.clientOptions,
+      idempotent,
+      // Rounds already keep one request per partition in flight; idempotence additionally makes resends exact.
+      maxInflights: idempotent ? 1 : this.s.maxInFlight,
+    };
+    return this.options.createProducer
+      ? this.options.createProducer(opts)
+      : (new Producer<Buffer, Buffer | null, Buffer, Buffer>(opts) as unknown as KafkaProducerLike);
+  }
+
+  private buildClientOptions(): ClientOptions {
+    const s = this.s;
+    const random = this.options.random ?? Math.random;
+    const opts: ClientOptions = {
+      clientId: s.clientId,
+      bootstrapBrokers: [...s.bootstrapServers],
+      acks: s.acks,
+      compression: s.compression,
+      retries: s.retries,
+      // Exponential backoff with full jitter, capped.
+      retryDelay: (_client, _op, attempt) =>
+        Math.floor(random() * Math.min(s.retryBackoffMaxMs, s.retryBackoffMs * 2 ** Math.min(attempt, 20))) + 1,
+      timeout: s.requestTimeoutMs,
+      requestTimeout: s.requestTimeoutMs,
+      autocreateTopics: false,
+      strict: true,
+    };
+    if (s.securityProtocol === 'SSL' || s.securityProtocol === 'SASL_SSL') opts.tls = this.tlsOptions();
+    if (s.sasl) opts.sasl = this.saslOptions();
+    return opts;
+  }
+
+  private tlsOptions(): TlsOptions {
+    const ssl = this.s.ssl;
+    const read = (path: string, what: string) => {
+      try {
+        return readFileSync(path);
+      } catch (err) {
+        throw new SinkError(`cannot read ${what} "${path}": ${errorMessage(err)}; fix sink.kafka.${what}`, {
+          cause: err,
+        });
+      }
+    };
+    return {
+      ...(ssl.caLocation ? { ca: read(ssl.caLocation, 'ssl.ca.location') } : {}),
+      ...(ssl.certificateLocation ? { cert: read(ssl.certificateLocation, 'ssl.certificate.location') } : {}),
+      ...(ssl.keyLocation ? { key: read(ssl.keyLocation, 'ssl.key.location') } : {}),
+      ...(ssl.keyPassword ? { passphrase: ssl.keyPassword.reveal() } : {}),
+      ...(ssl.verifyHostname ? {} : { checkServerIdentity: () => undefined }),
+    };
+  }
+
+  private saslOptions(): SASLOptions {
+    const sasl = this.s.sasl;
+    switch (sasl?.mechanism) {
+      case 'PLAIN':
+      case 'SCRAM-SHA-256':
+      case 'SCRAM-SHA-512': {
+        const password = sasl.password;
+        return { mechanism: sasl.mechanism, username: sasl.username, password: () => password.reveal() };
+      }
+      case 'OAUTHBEARER': {
+        const token = sasl.token;
+        return { mechanism: 'OAUTHBEARER', token: () => token.reveal() };
+      }
+      case 'AWS_MSK_IAM':
+        return {
+          mechanism: 'OAUTHBEARER',
+          token: this.options.mskTokenProvider ?? mskIamTokenProvider({ region: sasl.region }),
+        };
+      default:
+        throw new SinkError('kafka sink: SASL options requested without a mechanism');
+    }
+  }
+
+  /** A client error as a SinkError that names the operation, the topics and what to do. */
+  private translate(
+    err: unknown,
+    topics: string[],
+    operation: string,
+    extra: { hint?: string; retriable?: boolean } = {},
+  ): SinkError {
+    const where = topics.length ? ` (topics ${topics.map((t) => `"${t}"`).join(', ')})` : '';
+    const brokers = this.s.bootstrapServers.join(',');
+    let hint = extra.hint;
+    let retriable = extra.retriable ?? isRetriableKafkaError(err);
+    if (!hint) {
+      if (hasError(err, 'TOPIC_AUTHORIZATION_FAILED')) {
+        hint = `not allowed to write${where}; grant WRITE on the topics (MSK IAM: kafka-cluster:WriteData and DescribeTopic)`;
+        retriable = false;
+      } else if (hasError(err, 'CLUSTER_AUTHORIZATION_FAILED')) {
+        hint = 'not authorised on the cluster (IDEMPOTENT_WRITE for idempotence); grant it or disable idempotence';
+        retriable = false;
+      } else if (hasError(err, 'MESSAGE_TOO_LARGE') || hasError(err, 'RECORD_LIST_TOO_LARGE')) {
+        hint = `a record batch was larger than the broker accepts${where}; lower sink.kafka.batch.size or raise the topic's max.message.bytes`;
+        retriable = false;
+      } else if (isAuthError(err)) {
+        hint = `authentication with ${brokers} failed; check sink.kafka.sasl.* credentials and sasl.mechanism`;
+        retriable = false;
+      } else if (hasError(err, 'UNKNOWN_TOPIC_OR_PARTITION')) {
+        hint = `a topic does not exist${where}; create it or set sink.kafka.topic.creation.enable=true`;
+        retriable = true;
+      } else if (isNetworkError(err)) {
+        hint = `cannot reach the Kafka brokers ${brokers}; check sink.kafka.bootstrap.servers, security.protocol and network access`;
+        retriable = true;
+      } else {
+        hint = `Kafka ${operation} failed${where}`;
+      }
+    }
+    return new SinkError(`${hint}: ${describe(err)}`, { cause: err, retriable });
+  }
+}
+
+function asGeneric(err: unknown): GenericError | null {
+  return err instanceof Error && GenericError.isGenericError(err) ? (err as GenericError) : null;
+}
+
+/** Whether a protocol error with this id (e.g. MESSAGE_TOO_LARGE) is anywhere in the error tree. */
+export function hasError(err: unknown, apiId: string): boolean {
+  return asGeneric(err)?.findBy('apiId', apiId) != null;
+}
+
+function isAuthError(err: unknown): boolean {
+  const g = asGeneric(err);
+  return (
+    g?.findBy('code', 'PLT_KFK_AUTHENTICATION') != null ||
+    hasError(err, 'SASL_AUTHENTICATION_FAILED') ||
+    hasError(err, 'UNSUPPORTED_SASL_MECHANISM') ||
+    hasError(err, 'ILLEGAL_SASL_STATE')
+  );
+}
+
+function isNetworkError(err: unknown): boolean {
+  const g = asGeneric(err);
+  return g?.findBy('code', 'PLT_KFK_NETWORK') != null || g?.findBy('code', 'PLT_KFK_TIMEOUT') != null;
+}
+
+/** Retriable unless some error in the tree says it cannot be retried. */
+export function isRetriableKafkaError(err: unknown): boolean {
+  const g = asGeneric(err);
+  if (!g) return true;
+  return g.findBy('canRetry', false) == null;
+}
+
+/** The innermost distinct messages, so "produce failed 9 times" also says why. */
+function describe(err: unknown): string {
+  const seen = new Set<string>();
+  const walk = (e: unknown, depth: number) => {
+    if (depth > 6 || !(e instanceof Error)) return;
+    const nested = (e as { errors?: unknown[] }).errors;
+    if (Array.isArray(nested) && nested.length) {
+      for (const n of nested.slice(-3)) walk(n, depth + 1);
+    } else {
+      seen.add(e.message);
+    }
+    if (e.cause) walk(e.cause, depth + 1);
+  };
+  walk(err, 0);
+  const top = errorMessage(err);
+  const inner = [...seen].filter((m) => m !== top);
+  return inner.length ? `${top} (${inner.join('; ')})` : top;
+}
