@@ -156,7 +156,7 @@ export function parseKafkaSinkConfig(sink: KafkaSinkConfig): KafkaSinkSettings {
     if (v === null) return def;
     const n = normalize(v);
     const hit = allowed.find((a) => a === n);
-    if (hit) return hit;
+    if (hit !== undefined) return hit;
     const [near] = suggest(v, allowed);
     problem(
       k,
