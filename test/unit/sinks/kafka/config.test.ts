@@ -28,7 +28,12 @@ describe('parseKafkaSinkConfig', () => {
     assert.equal(s.compression, 'none');
     assert.equal(s.securityProtocol, 'PLAINTEXT');
     assert.equal(s.sasl, null);
-    assert.deepEqual(s.topicCreation, { enabled: false, partitions: 1, replicationFactor: -1, cleanupPolicy: 'compact' });
+    assert.deepEqual(s.topicCreation, {
+      enabled: false,
+      partitions: 1,
+      replicationFactor: -1,
+      cleanupPolicy: 'compact',
+    });
   });
 
   it('reads the Java producer names', () => {
@@ -79,7 +84,12 @@ describe('parseKafkaSinkConfig', () => {
   it('suggests the closest allowed value', () => {
     assert.match(problems({ 'compression.type': 'lz5' })[0], /did you mean lz4\?/);
     assert.match(
-      problems({ 'security.protocol': 'SASL_SSL', 'sasl.mechanism': 'SCRAM-SHA256', 'sasl.username': 'u', 'sasl.password': 'p' })[0],
+      problems({
+        'security.protocol': 'SASL_SSL',
+        'sasl.mechanism': 'SCRAM-SHA256',
+        'sasl.username': 'u',
+        'sasl.password': 'p',
+      })[0],
       /did you mean SCRAM-SHA-256\?/,
     );
   });
@@ -90,7 +100,10 @@ describe('parseKafkaSinkConfig', () => {
   });
 
   it('AWS_MSK_IAM: region from the MSK host names, SASL_SSL only', () => {
-    const servers = ['b-1.demo.abc123.c2.kafka.eu-west-1.amazonaws.com:9098', 'b-2.demo.abc123.c2.kafka.eu-west-1.amazonaws.com:9098'];
+    const servers = [
+      'b-1.demo.abc123.c2.kafka.eu-west-1.amazonaws.com:9098',
+      'b-2.demo.abc123.c2.kafka.eu-west-1.amazonaws.com:9098',
+    ];
     const s = parseKafkaSinkConfig(sink({ 'security.protocol': 'SASL_SSL', 'sasl.mechanism': 'AWS_MSK_IAM' }, servers));
     assert.deepEqual(s.sasl, { mechanism: 'AWS_MSK_IAM', region: 'eu-west-1' });
     const found = problems({ 'security.protocol': 'SASL_PLAINTEXT', 'sasl.mechanism': 'AWS_MSK_IAM' });

@@ -3,12 +3,17 @@ import { createHash, createHmac } from 'node:crypto';
 import { describe, it, mock } from 'node:test';
 import { decodeMskIamToken, mskIamTokenProvider } from '../../../../src/sinks/kafka/msk-iam.js';
 
-const CREDS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session/token+1' };
+const CREDS = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+  sessionToken: 'session/token+1',
+};
 const NOW = Date.UTC(2024, 0, 2, 3, 4, 5);
 
 /** SigV4 query-string signature recomputed independently (AWS docs, "Authenticating Requests: Using Query Parameters"). */
 function expectedSignature(url: URL): string {
-  const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const enc = (s: string) =>
+    encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   // User-Agent is appended after signing, so it is not part of the signature.
   const params = [...url.searchParams].filter(([k]) => k !== 'X-Amz-Signature' && k !== 'User-Agent');
   const query = params
@@ -16,12 +21,21 @@ function expectedSignature(url: URL): string {
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([k, v]) => `${k}=${v}`)
     .join('&');
-  const canonical = ['GET', '/', query, `host:${url.host}`, '', 'host', createHash('sha256').update('').digest('hex')].join('\n');
+  const canonical = [
+    'GET',
+    '/',
+    query,
+    `host:${url.host}`,
+    '',
+    'host',
+    createHash('sha256').update('').digest('hex'),
+  ].join('\n');
   const date = url.searchParams.get('X-Amz-Date') ?? '';
   const scope = `${date.slice(0, 8)}/us-east-1/kafka-cluster/aws4_request`;
   const toSign = ['AWS4-HMAC-SHA256', date, scope, createHash('sha256').update(canonical).digest('hex')].join('\n');
   let key: Buffer = createHmac('sha256', `AWS4${CREDS.secretAccessKey}`).update(date.slice(0, 8)).digest();
-  for (const part of ['us-east-1', 'kafka-cluster', 'aws4_request']) key = createHmac('sha256', key).update(part).digest();
+  for (const part of ['us-east-1', 'kafka-cluster', 'aws4_request'])
+    key = createHmac('sha256', key).update(part).digest();
   return createHmac('sha256', key).update(toSign).digest('hex');
 }
 
