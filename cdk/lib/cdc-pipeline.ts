@@ -382,11 +382,18 @@ export class CdcPipeline extends Construct {
       },
       stopTimeout: Duration.seconds(60),
     });
-    Validations.of(this.taskDefinition).acknowledge({
-      id: 'AwsSolutions-ECS2',
-      reason:
-        'The environment holds only non-secret configuration (names, endpoints, switches); credentials come from Secrets Manager as ECS secrets.',
-    });
+    Validations.of(this.taskDefinition).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Execution role: ecr:GetAuthorizationToken exists only on "*" (AWS requirement); every other statement is scoped (asserted in test/unit/cdk).',
+      },
+      {
+        id: 'AwsSolutions-ECS2',
+        reason:
+          'The environment holds only non-secret configuration (names, endpoints, switches); credentials come from Secrets Manager as ECS secrets.',
+      },
+    );
     this.securityGroup = new ec2.SecurityGroup(this, 'TaskSecurityGroup', {
       vpc: props.vpc,
       description: `serverless-cdc ${name} capture task`,

@@ -17,6 +17,9 @@ import {
 import type { Construct } from 'constructs';
 import { type CdcAlarmProps, CdcPipeline, type CdcPipelineProps } from './cdc-pipeline.js';
 
+/** Consumer settings passed through to CdcPipeline. */
+export type ConsumerOverrides = Pick<CdcPipelineProps, 'transformRouter' | 'materializer'>;
+
 /** Where the capture image comes from: `asset` builds the repository's Dockerfile at deploy; else an image URI. */
 export type ImageSource = 'asset' | string;
 
@@ -33,7 +36,7 @@ export const AURORA_BINLOG_PARAMETERS: Readonly<Record<string, string>> = {
   enforce_gtid_consistency: 'ON',
 };
 
-export interface CdcPipelineStackProps extends StackProps {
+export interface CdcPipelineStackProps extends StackProps, ConsumerOverrides {
   /** Existing VPC (looked up). */
   readonly vpcId: string;
   /** Secrets Manager secret (RDS layout) with the CDC user's credentials. */
@@ -90,12 +93,13 @@ export class CdcPipelineStack extends Stack {
       ...(props.properties ? { properties: props.properties } : {}),
       ...(props.shardCount !== undefined ? { stream: { shardCount: props.shardCount } } : {}),
       alarms,
+      ...consumers(props),
     });
     outputs(this, this.pipeline);
   }
 }
 
-export interface CdcDemoStackProps extends StackProps {
+export interface CdcDemoStackProps extends StackProps, ConsumerOverrides {
   /** @default 'demo' */
   readonly connectorName?: string;
   /** @default 'asset' */
@@ -155,6 +159,7 @@ export class CdcDemoStack extends Stack {
       ...optionalImage(props.image),
       removalPolicy: RemovalPolicy.DESTROY,
       alarms: props.alarmEmail ? { email: props.alarmEmail } : {},
+      ...consumers(props),
     });
     Validations.of(this.database).acknowledge(
       { id: 'AwsSolutions-RDS10', reason: 'Demo database: destroyed with the stack on purpose.' },
@@ -167,7 +172,7 @@ export class CdcDemoStack extends Stack {
         reason: 'Backtrack is not needed by the demo (point-in-time restore from backups is).',
       },
     );
-    Validations.of(this.database.secret!).acknowledge({
+    Validations.of(this.database.node.findChild('Secret')).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
         'Demo admin secret: rotation would need a rotation Lambda in the VPC; production stacks bring their own rotated CDC secret.',
@@ -181,6 +186,13 @@ export class CdcDemoStack extends Stack {
 function optionalImage(source: ImageSource | undefined): Pick<CdcPipelineProps, 'image'> {
   const image = containerImage(source);
   return image ? { image } : {};
+}
+
+function consumers(p: ConsumerOverrides): ConsumerOverrides {
+  return {
+    ...(p.transformRouter !== undefined ? { transformRouter: p.transformRouter } : {}),
+    ...(p.materializer !== undefined ? { materializer: p.materializer } : {}),
+  };
 }
 
 function outputs(stack: Stack, p: CdcPipeline): void {
