@@ -1,0 +1,46 @@
+/** Environment parsing shared by the Lambda adapters, with actionable messages. */
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+
+export class LambdaConfigError extends Error {
+  override name = 'LambdaConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function envInt(env: Env, name: string, fallback: number, min = 1): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min)
+    throw new LambdaConfigError(`${name}=${v} is not an integer >= ${min}; fix or unset it.`);
+  return n;
+}
+
+export function envEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if ((allowed as readonly string[]).includes(v)) return v as T;
+  throw new LambdaConfigError(`${name}=${v} is not one of ${allowed.join(', ')}.`);
+}
+
+export function envBool(env: Env, name: string, fallback: boolean): boolean {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (/^(true|1)$/i.test(v)) return true;
+  if (/^(false|0)$/i.test(v)) return false;
+  throw new LambdaConfigError(`${name}=${v} is not true or false.`);
+}
+
+/**
+ * SDK client settings: region from AWS_REGION; `CDC_AWS_ENDPOINT` points every client at a local stand-in
+ * (kinesalite/dynalite/localstack), which also needs the HTTP/1.1 handler.
+ */
+export function clientConfig(env: Env): { region?: string; endpoint?: string; requestHandler?: NodeHttpHandler } {
+  const out: { region?: string; endpoint?: string; requestHandler?: NodeHttpHandler } = {};
+  if (env.AWS_REGION) out.region = env.AWS_REGION;
+  if (env.CDC_AWS_ENDPOINT) {
+    out.endpoint = env.CDC_AWS_ENDPOINT;
+    out.requestHandler = new NodeHttpHandler();
+  }
+  return out;
+}
