@@ -13,9 +13,10 @@ import type { Connection } from 'mysql2/promise';
 import { startCapture } from '../../src/cli/commands/run.js';
 import { main } from '../../src/cli/main.js';
 import { createLogger, type Logger, silentLogger } from '../../src/common/logger.js';
+import { loadConfigWithSecrets } from '../../src/config/index.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
-import { type CaptureEnv, captureEnv, type SinkLine } from './support/capture.js';
+import { captureEnv, type SinkLine } from './support/capture.js';
 
 const mariadb = useMariaDb({ options: { 'innodb-buffer-pool-size': '256M' } });
 
@@ -191,4 +192,217 @@ describe('chunked snapshot', () => {
   });
 });
 
-export { type CaptureEnv, type ChildProcess, join, main, readFileSync, silentLogger, spawn, writeFileSync };
+/** A .properties file for `cdc` against the harness server (file sink/offsets/history in `dir`). */
+function writeConfig(server: MariaDbServer, db: string, dir: string, extra: Record<string, string>): string {
+  const props: Record<string, string> = {
+    name: `it-${db}`,
+    'topic.prefix': 'it',
+    'database.hostname': server.host,
+    'database.port': String(server.port),
+    'database.user': server.admin.user,
+    'database.password': server.admin.password,
+    'database.server.id': String(8000 + Math.floor(Math.random() * 1000)),
+    'database.include.list': db,
+    'database.ssl.mode': 'disabled',
+    'sink.type': 'file',
+    'sink.file.path': join(dir, 'events.ndjson'),
+    'offset.storage.file.filename': join(dir, 'offsets.json'),
+    'schema.history.internal.file.filename': join(dir, 'history.jsonl'),
+    'offset.flush.interval.ms': '100',
+    'log.format': 'json',
+    ...extra,
+  };
+  const file = join(dir, 'cdc.properties');
+  writeFileSync(
+    file,
+    `${Object.entries(props)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n')}\n`,
+  );
+  return file;
+}
+
+function readLines(path: string): SinkLine[] {
+  let text = '';
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  const out: SinkLine[] = [];
+  for (const l of text.split('\n')) {
+    if (!l) continue;
+    try {
+      out.push(JSON.parse(l) as SinkLine);
+    } catch {
+      // a torn last line after kill -9
+    }
+  }
+  return out;
+}
+
+function runCdc(config: string): { child: ChildProcess; stderr: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ['bin/cdc.js', 'run', '--config', config, '--until-idle', '1000'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return { child, stderr: () => err, exit };
+}
+
+describe('chunked snapshot: kill -9 and resume', () => {
+  it('resumes at the next chunk of a 200,000-row table and converges to the exact table', async () => {
+    const server = mariadb();
+    const db = await server.createDatabase('kill');
+    await server.query(`CREATE TABLE \`${db}\`.big (id INT PRIMARY KEY, v VARCHAR(12) NOT NULL)`);
+    await fill(server, db, 'big', 200_000);
+    const env = captureEnv(server, db); // for its temp dir
+    const out = join(env.dir, 'events.ndjson');
+    const config = writeConfig(server, db, env.dir, { 'snapshot.chunked': 'true', 'snapshot.chunk.size': '10000' });
+
+    const first = runCdc(config);
+    await waitFor('some snapshot rows from the first run', () => readLines(out).length >= 60_000, 40_000);
+    first.child.kill('SIGKILL');
+    assert.equal(await first.exit, null, 'killed, not exited');
+    const firstCount = readLines(out).length;
+    const committed = JSON.parse(readFileSync(join(env.dir, 'offsets.json'), 'utf8'));
+    const chunks = JSON.stringify(committed);
+    assert.match(chunks, /snapshot_chunks/, `committed offset carries progress: ${chunks.slice(0, 300)}`);
+
+    // Changes while the capture is down, to early (already snapshotted) and late rows.
+    await server.query(`UPDATE \`${db}\`.big SET v = 'changed' WHERE id IN (5, 150000)`);
+    await server.query(`DELETE FROM \`${db}\`.big WHERE id IN (7, 160000)`);
+    await server.query(`INSERT INTO \`${db}\`.big VALUES (200001, 'new')`);
+
+    const second = runCdc(config);
+    assert.equal(await second.exit, 0, second.stderr().slice(-2000));
+    const logs = second
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; tables?: Record<string, { after: Array<{ i: string }> }> });
+    const resumed = logs.find((l) => l.msg === 'resuming chunked snapshot');
+    assert.ok(resumed, 'the restart logs that it resumes');
+    const resumeAfter = Number(resumed.tables?.[`${db}.big`].after[0].i);
+    assert.ok(resumeAfter >= 10_000, `resumed after id ${resumeAfter}`);
+
+    const all = readLines(out);
+    const secondReads = rebuild(all.slice(firstCount), 'big').reads;
+    assert.ok(secondReads.length > 0);
+    assert.ok(
+      Math.min(...secondReads) > resumeAfter,
+      `the restart re-read nothing before the resume point (min id ${Math.min(...secondReads)})`,
+    );
+    assert.ok(secondReads.length <= 200_001 - resumeAfter, `restart read ${secondReads.length} rows`);
+    const { state } = rebuild(all, 'big');
+    assertSameState(state, await dbState(server, db, 'big'));
+    console.log(
+      `kill -9 after ${firstCount} lines; resumed after id ${resumeAfter}; restart read ${secondReads.length} rows`,
+    );
+  });
+});
+
+describe('ad-hoc snapshots and when_needed', () => {
+  it('cdc snapshot --tables signals the running capture, which snapshots those tables while streaming', async () => {
+    const server = mariadb();
+    const db = await server.createDatabase('adhoc');
+    await server.query(`
+      CREATE TABLE \`${db}\`.t1 (id INT PRIMARY KEY, v VARCHAR(12) NOT NULL);
+      CREATE TABLE \`${db}\`.t2 (id INT PRIMARY KEY, v VARCHAR(12) NOT NULL);
+      CREATE TABLE \`${db}\`.cdc_signal (id VARCHAR(42) PRIMARY KEY, type VARCHAR(32) NOT NULL, data VARCHAR(2048) NULL);`);
+    await fill(server, db, 't1', 5000);
+    await fill(server, db, 't2', 300);
+    const env = captureEnv(server, db);
+    const config = writeConfig(server, db, env.dir, {
+      'snapshot.mode': 'no_data',
+      'snapshot.chunk.size': '400',
+      'signal.data.collection': `${db}.cdc_signal`,
+    });
+    const cfg = await loadConfigWithSecrets({ file: config, env: {} });
+    const handle = startCapture(cfg, silentLogger);
+    const out = join(env.dir, 'events.ndjson');
+    try {
+      await waitFor('streaming', () => handle.source.stats.phase === 'streaming');
+      await server.query(`UPDATE \`${db}\`.t1 SET v = 'before' WHERE id = 1`);
+      let stdout = '';
+      const io = {
+        stdout: {
+          write: (s: string) => {
+            stdout += s;
+            return true;
+          },
+        } as unknown as NodeJS.WritableStream,
+        stderr: process.stderr,
+        env: {},
+      };
+      assert.equal(await main(['snapshot', '--config', config, '--tables', `${db}.t1`], io), 0);
+      assert.match(stdout, /snapshot requested: id=/);
+      await server.query(`UPDATE \`${db}\`.t1 SET v = 'during' WHERE id IN (2, 4999)`);
+      await server.query(`DELETE FROM \`${db}\`.t1 WHERE id = 3`);
+      await waitFor('the ad-hoc snapshot', () => rebuild(readLines(out), 't1').reads.length >= 4995, 20_000);
+      await waitFor('it to complete', () => !handle.source.stats.SnapshotRunning);
+      await server.query(`INSERT INTO \`${db}\`.t1 VALUES (9000, 'after')`);
+      await waitFor('the insert after the snapshot', () =>
+        readLines(out).some((l) => (l.value as { after?: { id?: number } })?.after?.id === 9000),
+      );
+    } finally {
+      handle.stop();
+      await handle.done;
+    }
+    const lines = readLines(out);
+    const { state, reads } = rebuild(lines, 't1');
+    assertSameState(state, await dbState(server, db, 't1'));
+    assert.ok(reads.length >= 4995 && reads.length <= 5000, `r events ${reads.length}`);
+    assert.equal(rebuild(lines, 't2').reads.length, 0, 't2 was not requested');
+    const r = lines.find((l) => (l.value as { op?: string })?.op === 'r')!.value as { source: { snapshot: string } };
+    assert.equal(r.source.snapshot, 'incremental');
+    assert.equal(await main(['snapshot', '--config', config, '--tables', 'nodot'], { ...process, env: {} }), 2);
+  });
+
+  it('after PURGE BINARY LOGS past the offset: when_needed snapshots again, initial fails naming the fix', async () => {
+    const server = mariadb();
+    const db = await server.createDatabase('purge');
+    await server.query(`CREATE TABLE \`${db}\`.t (id INT PRIMARY KEY, v VARCHAR(12) NOT NULL)`);
+    await fill(server, db, 't', 100);
+    const env = captureEnv(server, db);
+    const first = await env.runUntilIdle();
+    assert.equal(rebuild(first, 't').reads.length, 100);
+
+    await server.query(`UPDATE \`${db}\`.t SET v = 'lost' WHERE id = 1`);
+    await server.query('FLUSH BINARY LOGS');
+    const [{ Log_name: newest }] = (await server.query<Array<{ Log_name: string }>>('SHOW BINARY LOGS')).slice(-1);
+    // A dump thread the server has not yet noticed is gone keeps its binlog file from being purged.
+    await waitFor('the old binlogs to be purged', async () => {
+      const dumps = await server.query<Array<{ Id: number }>>(
+        "SELECT ID AS Id FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'",
+      );
+      for (const d of dumps) await server.query(`KILL ${d.Id}`).catch(() => {});
+      await server.query(`PURGE BINARY LOGS TO '${newest}'`);
+      return (await server.query<unknown[]>('SHOW BINARY LOGS')).length === 1;
+    });
+    await server.query(`DELETE FROM \`${db}\`.t WHERE id = 2`);
+
+    // Same stores as the first run, snapshot.mode=initial.
+    const logger = silentLogger;
+    const failing = startCapture({ ...env.config, snapshot: { ...env.config.snapshot, mode: 'initial' } }, logger, {
+      untilIdleMs: 300,
+    });
+    await assert.rejects(failing.done, (err: Error) => {
+      assert.match(err.message, /snapshot\.mode=when_needed/);
+      assert.match(err.message, /purged/);
+      return true;
+    });
+
+    const again = startCapture({ ...env.config, snapshot: { ...env.config.snapshot, mode: 'when_needed' } }, logger, {
+      untilIdleMs: 300,
+    });
+    await again.done;
+    const lines = env.lines().slice(first.length);
+    const { state, reads } = rebuild(lines, 't');
+    assert.equal(reads.length, 99, 'a new snapshot of the table as it is now');
+    assertSameState(state, await dbState(server, db, 't'));
+  });
+});
