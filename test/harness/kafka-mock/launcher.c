@@ -7,7 +7,7 @@
  * brokers do not implement CreateTopics), prints the bootstrap servers as one line on stdout and then serves until
  * stdin closes. Commands on stdin, one per line, each answered by "ok" or "error <reason>" on stdout:
  *
- *   topic <name> <partitions> [replication]     create a topic
+ *   topic <name> <partitions> [replication]     create a topic (an existing one is left as it is)
  *   errors <apikey> <code> [<code> ...]        the next requests of that API fail with these Kafka error codes
  *                                               (ApiKey 0 = Produce; code -195 = disconnect, see rdkafka.h)
  *   rtt <broker_id> <ms>                        delay every response of a broker
@@ -103,7 +103,7 @@ static int consume_topic(const char *topic, int partitions) {
 
 static int create_topic(rd_kafka_mock_cluster_t *mc, const char *name, int partitions, int replication) {
   rd_kafka_resp_err_t err = rd_kafka_mock_topic_create(mc, name, partitions, replication);
-  if (err) {
+  if (err && err != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
     fprintf(stderr, "launcher: cannot create topic %s: %s\n", name, rd_kafka_err2str(err));
     return -1;
   }
