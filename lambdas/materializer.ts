@@ -1,0 +1,230 @@
+/**
+ * Lambda: Kinesis change events → one DynamoDB "latest state" table per source table.
+ *
+ * Environment: `CDC_TABLE_NAME_TEMPLATE` (@default `{db}.{table}`; placeholders `{db}`, `{table}`, `{topic}`),
+ * `CDC_INPUT_FORMAT` auto|value|record (@default auto), `CDC_DLQ_URL` (SQS, optional), `CDC_WRITE_CONCURRENCY`
+ * (@default 16), `CDC_AWS_ENDPOINT` for local stand-ins. Tables must exist with partition key `__key` (String).
+ *
+ * Item layout: `__key` (the Debezium key as JSON text), `__order` (binlog-order text, see lib/binlog-order.ts),
+ * `__deleted` (boolean), `__op`, and the row's columns as top-level attributes. Column names starting with `__` are
+ * reserved.
+ *
+ * Idempotent and order-safe: every write is one conditional PutItem, applied only when the stored `__order` is
+ * older (`attribute_not_exists(__key) OR __order < :order`). Creates, updates and snapshot reads replace the item
+ * with the row; deletes replace it with a marker `{__key, __order, __deleted: true}` that keeps the position, so
+ * an older update replayed later cannot resurrect the row. Retries, duplicates, replays and out-of-order batches
+ * therefore converge on the newest state; a failed condition is a stale event, counted and skipped. Because no
+ * write depends on an earlier one, records are written concurrently and a failed record does not block others.
+ *
+ * Tombstones carry no position: a tombstone marks a live item deleted at the item's own stored order (optimistic:
+ * read, then put conditional on that order unchanged). The delete event before a tombstone normally did this
+ * already. In `value` input format tombstones are empty records whose table is unknown: they are skipped.
+ * Truncates, schema changes, heartbeats and transaction records are skipped; keyless tables cannot be
+ * materialised (skipped with a warning). Markers are never removed (add a TTL if they matter).
+ */
+
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { KinesisStreamEvent } from 'aws-lambda';
+import { errorMessage } from '../src/common/errors.js';
+import { stringifyJson } from '../src/transforms/json.js';
+import { asEnvelope, isObject, type JsonObject, type TransformRecord } from '../src/transforms/record.js';
+import { changeOrder } from './lib/binlog-order.js';
+import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
+import { toItem } from './lib/dynamo-values.js';
+import { clientConfig, envEnum, envInt } from './lib/env.js';
+import { decodeEvent, type InputFormat, type ParentRecord } from './lib/kinesis-input.js';
+import type { KinesisHandler } from './transform-router.js';
+
+export interface MaterializerOptions {
+  dynamo: DynamoDBClient;
+  /** @default '{db}.{table}' */
+  tableNameTemplate?: string;
+  /** @default 'auto' */
+  inputFormat?: InputFormat;
+  dlq?: DeadLetterQueue;
+  /** Parent records written at once. @default 16 */
+  concurrency?: number;
+  logger?: Logger;
+  metrics?: Metrics;
+}
+
+/** A record that can never be materialised (bad data, reserved column names): dead-lettered, not retried. */
+class PoisonError extends Error {
+  override name = 'PoisonError';
+}
+
+type Outcome = 'written' | 'stale' | 'skipped';
+
+export function createMaterializer(options: MaterializerOptions): KinesisHandler {
+  const logger = options.logger ?? new Logger({ serviceName: 'cdc-materializer' });
+  const metrics = options.metrics ?? new Metrics({ namespace: 'ServerlessCdc', serviceName: 'materializer' });
+  const template = options.tableNameTemplate ?? '{db}.{table}';
+  const dynamo = options.dynamo;
+
+  const tableName = (db: string, table: string, topic: string) =>
+    template.replace(/\{(db|table|topic)\}/g, (_m, p: string) => (p === 'db' ? db : p === 'table' ? table : topic));
+
+  const put = async (table: string, item: JsonObject, order: string): Promise<Outcome> => {
+    try {
+      await dynamo.send(
+        new PutItemCommand({
+          TableName: table,
+          Item: toItem(item),
+          ConditionExpression: 'attribute_not_exists(#k) OR #o < :o',
+          ExpressionAttributeNames: { '#k': '__key', '#o': '__order' },
+          ExpressionAttributeValues: { ':o': { S: order } },
+        }),
+      );
+      return 'written';
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return 'stale';
+      throw err;
+    }
+  };
+
+  const tombstone = async (table: string, key: string): Promise<Outcome> => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const got = await dynamo.send(
+        new GetItemCommand({ TableName: table, Key: { __key: { S: key } }, ConsistentRead: true }),
+      );
+      const order = got.Item?.__order?.S;
+      if (!got.Item || got.Item.__deleted?.BOOL === true || order === undefined) return 'stale';
+      try {
+        await dynamo.send(
+          new PutItemCommand({
+            TableName: table,
+            Item: toItem({ __key: key, __order: order, __deleted: true, __op: 'd' }),
+            ConditionExpression: '#o = :o',
+            ExpressionAttributeNames: { '#o': '__order' },
+            ExpressionAttributeValues: { ':o': { S: order } },
+          }),
+        );
+        return 'written';
+      } catch (err) {
+        if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      }
+    }
+    return 'stale';
+  };
+
+  const apply = async (r: TransformRecord, p: ParentRecord, sub: number): Promise<Outcome> => {
+    if (r.key === null) return 'skipped';
+    const key = stringifyJson(r.key);
+    if (r.value === null) {
+      const parts = r.topic.split('.');
+      if (parts.length < 3) return 'skipped';
+      const [db, table] = r.table?.split('.') ?? parts.slice(-2);
+      return tombstone(tableName(db, table, r.topic), key);
+    }
+    const env = asEnvelope(r.value);
+    if (!env || !['c', 'u', 'r', 'd'].includes(env.op)) return 'skipped';
+    const { db, table } = env.source;
+    if (typeof db !== 'string' || typeof table !== 'string') throw new PoisonError('the source block has no db/table');
+    let order: string;
+    try {
+      order = changeOrder(env, p.sequenceNumber, sub);
+    } catch (err) {
+      throw new PoisonError(errorMessage(err));
+    }
+    const name = tableName(db, table, r.topic);
+    if (env.op === 'd') return put(name, { __key: key, __order: order, __deleted: true, __op: 'd' }, order);
+    if (!isObject(env.after)) throw new PoisonError(`op '${env.op}' without an after row`);
+    const reserved = Object.keys(env.after).filter((c) => c.startsWith('__'));
+    if (reserved.length > 0)
+      throw new PoisonError(`column(s) ${reserved.join(', ')} use the reserved "__" prefix of materialised items`);
+    return put(name, { ...env.after, __key: key, __order: order, __deleted: false, __op: env.op }, order);
+  };
+
+  return async (event: KinesisStreamEvent) => {
+    const parents = decodeEvent(event.Records, options.inputFormat ?? 'auto');
+    const counts: Record<Outcome, number> = { written: 0, stale: 0, skipped: 0 };
+    const failed = new Set<number>();
+    const letters: { parent: ParentRecord; letter: DeadLetter }[] = [];
+    const dead = (p: ParentRecord, reason: string) =>
+      letters.push({
+        parent: p,
+        letter: {
+          reason,
+          attempts: 1,
+          eventSourceArn: event.Records[p.index].eventSourceARN,
+          eventId: p.eventId,
+          sequenceNumber: p.sequenceNumber,
+          partitionKey: p.partitionKey,
+          data: p.data,
+          approximateArrivalTimestamp: p.arrivalMs,
+        },
+      });
+
+    const work = async (p: ParentRecord) => {
+      if (p.error) {
+        dead(p, p.error);
+        return;
+      }
+      try {
+        for (const u of p.records) counts[await apply(u.record, p, u.subSequence)]++;
+      } catch (err) {
+        if (err instanceof PoisonError) dead(p, err.message);
+        else {
+          logger.warn('write failed; the record will be retried', {
+            sequenceNumber: p.sequenceNumber,
+            error: errorMessage(err),
+          });
+          failed.add(p.index);
+        }
+      }
+    };
+    const queue = [...parents];
+    const workers = Array.from({ length: Math.max(1, options.concurrency ?? 16) }, async () => {
+      for (let p = queue.shift(); p; p = queue.shift()) await work(p);
+    });
+    await Promise.all(workers);
+
+    if (letters.length > 0) {
+      let sent = false;
+      if (options.dlq) {
+        try {
+          await options.dlq.send(letters.map((l) => l.letter));
+          sent = true;
+        } catch (err) {
+          logger.error('dead-letter queue send failed; the records will be retried', { error: errorMessage(err) });
+        }
+      } else logger.error('poison records and no dead-letter queue (CDC_DLQ_URL)', { count: letters.length });
+      if (!sent) for (const l of letters) failed.add(l.parent.index);
+    }
+    metrics.addMetric('ItemsWritten', MetricUnit.Count, counts.written);
+    metrics.addMetric('StaleEventsSkipped', MetricUnit.Count, counts.stale);
+    metrics.addMetric('EventsIgnored', MetricUnit.Count, counts.skipped);
+    metrics.addMetric('FailedRecords', MetricUnit.Count, failed.size);
+    metrics.publishStoredMetrics();
+    return {
+      batchItemFailures: [...failed].sort((a, b) => a - b).map((i) => ({ itemIdentifier: parents[i].sequenceNumber })),
+    };
+  };
+}
+
+/** Build the materializer from environment variables (see the module comment). */
+export function materializerFromEnv(env: Readonly<Record<string, string | undefined>>): KinesisHandler {
+  const aws = clientConfig(env);
+  return createMaterializer({
+    dynamo: new DynamoDBClient(aws),
+    tableNameTemplate: env.CDC_TABLE_NAME_TEMPLATE || '{db}.{table}',
+    inputFormat: envEnum(env, 'CDC_INPUT_FORMAT', ['auto', 'value', 'record'] as const, 'auto'),
+    concurrency: envInt(env, 'CDC_WRITE_CONCURRENCY', 16),
+    ...(env.CDC_DLQ_URL ? { dlq: new SqsDeadLetterQueue(new SQSClient(aws), env.CDC_DLQ_URL) } : {}),
+  });
+}
+
+let instance: KinesisHandler | undefined;
+
+export const handler: KinesisHandler = (event) => {
+  instance ??= materializerFromEnv(process.env);
+  return instance(event);
+};
