@@ -112,6 +112,12 @@ export interface CdcConsumerProps {
   readonly memorySize?: number;
   /** Where the mapping starts on first deploy. @default TRIM_HORIZON */
   readonly startingPosition?: lambda.StartingPosition;
+  /**
+   * Stream the consumer reads.
+   * @default - transform router: the change stream; materialiser: the routed stream when the router is on,
+   *   else the change stream
+   */
+  readonly inputStream?: kinesis.IStream;
 }
 
 /** Alarm thresholds. */
@@ -168,6 +174,12 @@ export interface CdcPipelineProps {
   readonly metricsPort?: number;
   /** @default - a new on-demand stream */
   readonly stream?: CdcStreamProps;
+  /**
+   * Output of the transform router (`CDC_OUTPUT_STREAM`), same settings model as `stream`. Ignored without a
+   * transform router.
+   * @default - a new on-demand stream
+   */
+  readonly routedStream?: CdcStreamProps;
   /** Key for the stream, DLQs and alarm topic. @default - a new key with rotation */
   readonly encryptionKey?: kms.IKey;
   /** Existing state tables (all three or none). @default - new tables */
@@ -224,6 +236,8 @@ export interface CdcConsumer {
 export class CdcPipeline extends Construct {
   readonly connectorName: string;
   readonly stream: kinesis.IStream;
+  /** The transform router's output stream (null without a router). */
+  readonly routedStream: kinesis.IStream | null;
   readonly encryptionKey: kms.IKey;
   readonly offsetsTable: dynamodb.ITable;
   readonly schemaHistoryTable: dynamodb.ITable;
@@ -256,12 +270,14 @@ export class CdcPipeline extends Construct {
       );
     if (db.port !== undefined && !db.host) throw new Error('CdcPipeline: database.port is only for database.host');
     const s = props.stream ?? {};
-    if (s.stream && (s.shardCount !== undefined || s.retention || s.streamName))
-      throw new Error(
-        'CdcPipeline: stream.stream is an existing stream; do not also set shardCount/retention/streamName',
-      );
-    if (s.stream && props.encryptionKey)
-      throw new Error('CdcPipeline: encryptionKey encrypts a created stream; an existing stream keeps its own key');
+    for (const [what, sp] of [
+      ['stream', s],
+      ['routedStream', props.routedStream ?? {}],
+    ] as const)
+      if (sp.stream && (sp.shardCount !== undefined || sp.retention || sp.streamName))
+        throw new Error(
+          `CdcPipeline: ${what}.stream is an existing stream; do not also set shardCount/retention/streamName`,
+        );
 
     this.encryptionKey =
       props.encryptionKey ??
@@ -277,25 +293,12 @@ export class CdcPipeline extends Construct {
       'kms:GenerateDataKey*',
     );
 
-    // --- stream
-    this.stream =
-      s.stream ??
-      new kinesis.Stream(this, 'Stream', {
-        ...(s.streamName ? { streamName: s.streamName } : {}),
-        ...(s.shardCount !== undefined
-          ? { streamMode: kinesis.StreamMode.PROVISIONED, shardCount: s.shardCount }
-          : { streamMode: kinesis.StreamMode.ON_DEMAND }),
-        retentionPeriod: s.retention ?? D.streamRetention,
-        encryption: kinesis.StreamEncryption.KMS,
-        encryptionKey: this.encryptionKey,
-        removalPolicy,
-      });
-    if (!s.stream)
-      Validations.of(this.stream).acknowledge({
-        id: 'AwsSolutions-KDS3',
-        reason:
-          'Deliberately a customer managed key (rotated, key policy under our control, shared with the alarm topic) instead of aws/kinesis.',
-      });
+    // --- streams
+    this.stream = this.createStream('Stream', s, removalPolicy);
+    this.routedStream =
+      props.transformRouter === false
+        ? null
+        : this.createStream('RoutedStream', props.routedStream ?? {}, removalPolicy);
 
     // --- state tables (key schemas of src/stores/dynamodb/*)
     if (props.tables) {
@@ -423,12 +426,30 @@ export class CdcPipeline extends Construct {
     this.grantCapture(this.taskDefinition.taskRole, db);
 
     // --- consumers
+    const router = props.transformRouter;
     this.transformRouter =
-      props.transformRouter === false
+      router === false
         ? null
-        : this.addConsumer('TransformRouter', 'transform-router', props.transformRouter ?? {});
+        : this.addConsumer('TransformRouter', 'transform-router', router ?? {}, this.stream, (fn, dlq) => {
+            // Output stream and record-level DLQ (see lambdas/transform-router.ts).
+            const out = this.routedStream!;
+            fn.addEnvironment('CDC_OUTPUT_STREAM', out.streamName);
+            fn.addEnvironment('CDC_DLQ_URL', dlq.queueUrl);
+            out.grant(
+              fn,
+              'kinesis:PutRecord',
+              'kinesis:PutRecords',
+              'kinesis:ListShards',
+              'kinesis:DescribeStreamSummary',
+            );
+            out.encryptionKey?.grant(fn, 'kms:GenerateDataKey');
+            dlq.grantSendMessages(fn);
+          });
+    const materializer = props.materializer;
     this.materializer =
-      props.materializer === false ? null : this.addConsumer('Materializer', 'materializer', props.materializer ?? {});
+      materializer === false
+        ? null
+        : this.addConsumer('Materializer', 'materializer', materializer ?? {}, this.routedStream ?? this.stream);
 
     // --- alarms and dashboard
     if (props.alarms === false) {
@@ -493,7 +514,33 @@ export class CdcPipeline extends Construct {
     }
   }
 
-  private addConsumer(id: string, file: string, p: CdcConsumerProps): CdcConsumer {
+  private createStream(id: string, s: CdcStreamProps, removalPolicy: RemovalPolicy): kinesis.IStream {
+    if (s.stream) return s.stream;
+    const stream = new kinesis.Stream(this, id, {
+      ...(s.streamName ? { streamName: s.streamName } : {}),
+      ...(s.shardCount !== undefined
+        ? { streamMode: kinesis.StreamMode.PROVISIONED, shardCount: s.shardCount }
+        : { streamMode: kinesis.StreamMode.ON_DEMAND }),
+      retentionPeriod: s.retention ?? CDC_PIPELINE_DEFAULTS.streamRetention,
+      encryption: kinesis.StreamEncryption.KMS,
+      encryptionKey: this.encryptionKey,
+      removalPolicy,
+    });
+    Validations.of(stream).acknowledge({
+      id: 'AwsSolutions-KDS3',
+      reason:
+        'Deliberately a customer managed key (rotated, key policy under our control, shared with the alarm topic) instead of aws/kinesis.',
+    });
+    return stream;
+  }
+
+  private addConsumer(
+    id: string,
+    file: string,
+    p: CdcConsumerProps,
+    defaultInput: kinesis.IStream,
+    configure?: (fn: nodejs.NodejsFunction, dlq: sqs.Queue) => void,
+  ): CdcConsumer {
     const D = CDC_PIPELINE_DEFAULTS.consumer;
     // SQS-managed encryption: the ESM's on-failure records hold only batch metadata (shard, sequence numbers),
     // and it keeps KMS grants (ReEncrypt*/GenerateDataKey* wildcards) off the function role.
@@ -538,7 +585,8 @@ export class CdcPipeline extends Construct {
         externalModules: ['@aws-sdk/*'],
       },
     });
-    const eventSource = new eventSources.KinesisEventSource(this.stream, {
+    configure?.(fn, dlq);
+    const eventSource = new eventSources.KinesisEventSource(p.inputStream ?? defaultInput, {
       startingPosition: p.startingPosition ?? lambda.StartingPosition.TRIM_HORIZON,
       batchSize: p.batchSize ?? D.batchSize,
       maxBatchingWindow: p.maxBatchingWindow ?? D.maxBatchingWindow,
@@ -620,14 +668,18 @@ export class CdcPipeline extends Construct {
       evaluationPeriods: 3,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
-    add('KinesisWriteThrottleAlarm', {
-      alarmDescription: `serverless-cdc ${c}: PutRecords throttled on the change stream (see docs/deploy.md#kinesis-write-throttling)`,
-      metric: this.stream.metricPutRecordsThrottledRecords({ period: Duration.minutes(5), statistic: 'Sum' }),
-      threshold: p.kinesisThrottledRecords ?? D.kinesisThrottledRecords,
-      comparisonOperator: GT,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    const streams: Array<[string, kinesis.IStream, string]> = [['Kinesis', this.stream, 'change stream']];
+    if (this.routedStream)
+      streams.push(['RoutedKinesis', this.routedStream, 'routed stream (transform router output)']);
+    for (const [id, stream, what] of streams)
+      add(`${id}WriteThrottleAlarm`, {
+        alarmDescription: `serverless-cdc ${c}: PutRecords throttled on the ${what} (see docs/deploy.md#kinesis-write-throttling)`,
+        metric: stream.metricPutRecordsThrottledRecords({ period: Duration.minutes(5), statistic: 'Sum' }),
+        threshold: p.kinesisThrottledRecords ?? D.kinesisThrottledRecords,
+        comparisonOperator: GT,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
     for (const [id, consumer] of this.consumers()) {
       const fn = consumer.function;
       add(`${id}IteratorAgeAlarm`, {

@@ -69,8 +69,9 @@ before(() => {
 
 describe('stateful resources', () => {
   test('Kinesis stream: on-demand, KMS customer key, 24 h retention', () => {
-    template.resourceCountIs('AWS::Kinesis::Stream', 1);
-    template.hasResourceProperties('AWS::Kinesis::Stream', {
+    // The change stream and the transform router's output stream.
+    template.resourceCountIs('AWS::Kinesis::Stream', 2);
+    template.allResourcesProperties('AWS::Kinesis::Stream', {
       StreamModeDetails: { StreamMode: 'ON_DEMAND' },
       RetentionPeriodHours: 24,
       StreamEncryption: { EncryptionType: 'KMS', KeyId: { 'Fn::GetAtt': [Match.stringLikeRegexp('CdcKey'), 'Arn'] } },
@@ -237,9 +238,9 @@ describe('consumers', () => {
       assert.equal(e.MaximumRetryAttempts, 3);
       assert.deepEqual(e.FunctionResponseTypes, ['ReportBatchItemFailures']);
       assert.equal(e.StartingPosition, 'TRIM_HORIZON');
-      assert.deepEqual(e.EventSourceArn, {
-        'Fn::GetAtt': [streamId(), 'Arn'],
-      });
+      const fnId = (e.FunctionName as { Ref: string }).Ref;
+      const input = fnId.startsWith('CdcTransformRouter') ? streamId('CdcStream') : streamId('CdcRoutedStream');
+      assert.deepEqual(e.EventSourceArn, { 'Fn::GetAtt': [input, 'Arn'] }, `${fnId} input`);
       const dest = (e.DestinationConfig as { OnFailure: { Destination: { 'Fn::GetAtt': [string, string] } } })
         .OnFailure;
       assert.equal(resources[dest.Destination['Fn::GetAtt'][0]].Type, 'AWS::SQS::Queue');
@@ -248,10 +249,26 @@ describe('consumers', () => {
     template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 1209600 });
     template.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['arm64'] });
   });
+
+  test('transform router: output stream, record DLQ and their grants', () => {
+    const [[, router]] = ofType('AWS::Lambda::Function').filter(([id]) => id.startsWith('CdcTransformRouter'));
+    const vars = (router.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    assert.deepEqual(vars.CDC_OUTPUT_STREAM, { Ref: streamId('CdcRoutedStream') });
+    assert.equal(resources[(vars.CDC_DLQ_URL as { Ref: string }).Ref].Type, 'AWS::SQS::Queue');
+    assert.equal(vars.CDC_CONNECTOR_NAME, 'orders');
+    const roleId = ((router.Properties.Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'] ?? [])[0];
+    const policy = JSON.stringify(
+      ofType('AWS::IAM::Policy').filter(([, r]) => JSON.stringify(r.Properties.Roles).includes(roleId)),
+    );
+    assert.match(policy, new RegExp(`"kinesis:PutRecords".*?"${streamId('CdcRoutedStream')}","Arn"`));
+    assert.match(policy, /sqs:SendMessage/);
+  });
 });
 
-function streamId(): string {
-  const ids = Object.keys(resources).filter((k) => resources[k].Type === 'AWS::Kinesis::Stream');
+function streamId(prefix: string): string {
+  const ids = Object.keys(resources).filter(
+    (k) => resources[k].Type === 'AWS::Kinesis::Stream' && new RegExp(`^${prefix}[0-9A-F]{8}$`).test(k),
+  );
   assert.equal(ids.length, 1);
   return ids[0];
 }
@@ -346,6 +363,7 @@ describe('alarms and dashboard', () => {
       'NoEventsAlarm',
       'OffsetsTableThrottleAlarm',
       'ReplicationLagAlarm',
+      'RoutedKinesisWriteThrottleAlarm',
       'SchemaHistoryTableThrottleAlarm',
       'TaskNotRunningAlarm',
       'TransformRouterDlqAlarm',
