@@ -1,0 +1,187 @@
+/**
+ * Snapshot throughput: 1,000,000 rows (~600 bytes, several column types; two tables of 500,000) read by
+ * MySqlSource into a no-op sink (records are built, then dropped), in consistent mode and in chunked mode with
+ * 1 and 2 threads. Reference, same run and server: `mariadb --quick -e 'SELECT * ...' > /dev/null` (the raw
+ * read ceiling of the text protocol). RSS is sampled during each run (its max is the memory figure).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, openSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mysql from 'mysql2/promise';
+import { silentLogger } from '../src/common/logger.js';
+import { parseConfig } from '../src/config/index.js';
+import { MySqlSource } from '../src/source/mysql/mysql-source.js';
+import { FileSchemaHistory } from '../src/stores/file/file-schema-history.js';
+import { startMariaDb } from '../test/harness/mariadb.js';
+import type { Figure } from './harness.js';
+
+const ROWS_PER_TABLE = 500_000;
+const TABLES = ['t1', 't2'];
+
+async function generate(conn: mysql.Connection, db: string): Promise<void> {
+  await conn.query('SET SESSION sql_log_bin = 0');
+  for (const t of TABLES) {
+    await conn.query(`CREATE TABLE \`${db}\`.${t} (
+      id INT PRIMARY KEY, account BIGINT NOT NULL, amount DECIMAL(12,2) NOT NULL, ratio DOUBLE NOT NULL,
+      created DATETIME(3) NOT NULL, status VARCHAR(16) NOT NULL, title VARCHAR(200) NOT NULL, body TEXT NOT NULL,
+      flags TINYINT NOT NULL) ENGINE=InnoDB`);
+    await conn.query(
+      `INSERT INTO \`${db}\`.${t} VALUES (1, 1000001, 12.34, 0.5, '2024-01-02 03:04:05.678', 'active', REPEAT('t', 120), REPEAT('b', 380), 1)`,
+    );
+    let n = 1;
+    while (n < ROWS_PER_TABLE) {
+      const take = Math.min(n, ROWS_PER_TABLE - n);
+      await conn.query(
+        `INSERT INTO \`${db}\`.${t} SELECT id + ${n}, account + id, amount + id % 1000, ratio * 1.5, created + INTERVAL id SECOND,
+           ELT(1 + id % 3, 'active', 'closed', 'pending'), CONCAT(LEFT(title, 110), LPAD(id, 10, '0')), body, id % 100
+         FROM \`${db}\`.${t} WHERE id <= ${take}`,
+      );
+      n += take;
+    }
+  }
+}
+
+interface Run {
+  rowsPerS: number;
+  peakRssMb: number;
+  rows: number;
+}
+
+async function measure(fn: () => Promise<number>): Promise<Run> {
+  global.gc?.();
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 50);
+  const t0 = performance.now();
+  const rows = await fn();
+  const s = (performance.now() - t0) / 1000;
+  clearInterval(timer);
+  return { rowsPerS: rows / s, peakRssMb: peak / 1048576, rows };
+}
+
+export async function run(): Promise<Figure[]> {
+  const server = await startMariaDb({
+    options: { 'innodb-buffer-pool-size': '2G', 'innodb-flush-log-at-trx-commit': 0, 'innodb-log-file-size': '512M' },
+  });
+  try {
+    const db = await server.createDatabase('bench');
+    const gen = await server.connect();
+    const tg = performance.now();
+    await generate(gen, db);
+    await gen.end();
+    process.stderr.write(
+      `generated ${TABLES.length * ROWS_PER_TABLE} rows in ${((performance.now() - tg) / 1000).toFixed(1)} s\n`,
+    );
+
+    // Reference: the mariadb client reading the same rows to /dev/null.
+    const ref = await measure(
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const child = spawn(
+            'mariadb',
+            [
+              '-h',
+              server.host,
+              '-P',
+              String(server.port),
+              '-u',
+              server.admin.user,
+              `-p${server.admin.password}`,
+              '--quick',
+              '-e',
+              TABLES.map((t) => `SELECT * FROM \`${db}\`.${t}`).join('; '),
+            ],
+            { stdio: ['ignore', openSync('/dev/null', 'w'), 'inherit'] },
+          );
+          child.on('error', reject);
+          child.on('exit', (code) =>
+            code === 0 ? resolve(TABLES.length * ROWS_PER_TABLE) : reject(new Error(`mariadb exit ${code}`)),
+          );
+        }),
+    );
+
+    const capture = async (props: Record<string, string>): Promise<Run> => {
+      const dir = mkdtempSync(join(tmpdir(), 'cdc-bench-'));
+      const config = parseConfig({
+        name: 'bench',
+        'topic.prefix': 'bench',
+        'database.hostname': server.host,
+        'database.port': String(server.port),
+        'database.user': server.admin.user,
+        'database.password': server.admin.password,
+        'database.server.id': String(9000 + Math.floor(Math.random() * 900)),
+        'database.include.list': db,
+        'database.ssl.mode': 'disabled',
+        'sink.type': 'stdout',
+        'offset.storage.file.filename': join(dir, 'offsets.json'),
+        'schema.history.internal.file.filename': join(dir, 'history.jsonl'),
+        'include.schema.changes': 'false',
+        ...props,
+      });
+      const source = new MySqlSource({
+        config,
+        history: new FileSchemaHistory({ path: join(dir, 'history.jsonl'), connectorName: 'bench' }),
+        connect: () =>
+          mysql.createConnection({
+            host: server.host,
+            port: server.port,
+            user: server.admin.user,
+            password: server.admin.password,
+          }),
+        logger: silentLogger,
+      });
+      return measure(async () => {
+        const abort = new AbortController();
+        let records = 0;
+        const running = source.run({
+          offset: null,
+          // The no-op sink: records are built (the real cost) and dropped.
+          emit: async (item) => {
+            if (item.record) records++;
+          },
+          signal: abort.signal,
+          logger: silentLogger,
+        });
+        if (config.snapshot.chunked) {
+          while (!source.stats.SnapshotCompleted) await new Promise((r) => setTimeout(r, 20));
+          abort.abort();
+        }
+        await running;
+        return records;
+      });
+    };
+
+    const consistent = await capture({ 'snapshot.mode': 'initial_only' });
+    const chunked1 = await capture({ 'snapshot.chunked': 'true', 'snapshot.max.threads': '1' });
+    const chunked2 = await capture({ 'snapshot.chunked': 'true', 'snapshot.max.threads': '2' });
+    const refText = `mariadb --quick -e 'SELECT * ...' > /dev/null, same ${TABLES.length * ROWS_PER_TABLE} rows`;
+    const figures: Figure[] = [];
+    for (const [name, r] of [
+      ['consistent', consistent],
+      ['chunked_1thread', chunked1],
+      ['chunked_2threads', chunked2],
+    ] as const) {
+      if (r.rows !== TABLES.length * ROWS_PER_TABLE) throw new Error(`${name}: ${r.rows} records`);
+      figures.push({
+        name: `snapshot.${name}.rows_per_s`,
+        ours: Math.round(r.rowsPerS),
+        reference: Math.round(ref.rowsPerS),
+        unit: 'rows/s',
+        ref: refText,
+      });
+      figures.push({
+        name: `snapshot.${name}.peak_rss_mb`,
+        ours: Math.round(r.peakRssMb),
+        reference: Math.round(ref.peakRssMb),
+        unit: 'MB',
+        ref: 'RSS of this process while idle before the run (the client runs out of process)',
+        lowerIsBetter: true,
+      });
+    }
+    return figures;
+  } finally {
+    await server.stop();
+  }
+}
