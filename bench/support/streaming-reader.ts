@@ -40,6 +40,8 @@ export interface StreamingResult {
   ms: number;
   rowsPerSecond: number;
   peakRssMb: number;
+  /** User + system CPU time of the reader process (steadier than wall time on a busy machine). */
+  cpuMs: number;
   /** ours: the most items the change queue held at once (it is bounded by max.queue.size). */
   peakQueue?: number;
   maxQueue?: number;
@@ -63,6 +65,9 @@ async function ours(job: StreamingJob): Promise<{ rows: number; peakQueue: numbe
     'sink.file.path': join(dir, 'unused.ndjson'),
     'offset.storage.file.filename': join(dir, 'offsets.json'),
     'schema.history.internal.file.filename': join(dir, 'history.jsonl'),
+    ...(process.env.STREAMING_BENCH_PROPS
+      ? (JSON.parse(process.env.STREAMING_BENCH_PROPS) as Record<string, string>)
+      : {}),
   });
   // Resume from the workload start; with no history the source reads the table definition from the server.
   const offsets = new FileOffsetStore({ path: config.offsets.filename, connectorName: config.name });
@@ -133,13 +138,16 @@ const mode = process.argv[2] as StreamingMode;
 const job = JSON.parse(process.argv[3] ?? '{}') as StreamingJob;
 if (mode !== 'ours' && mode !== 'zongji') throw new Error(`unknown mode ${mode}`);
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 const out = mode === 'ours' ? await ours(job) : await zongji(job);
 const ms = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
 if (keep === undefined) throw new Error('nothing consumed');
 const result: StreamingResult = {
   mode,
   ...out,
   ms: Math.round(ms),
+  cpuMs: Math.round((cpu.user + cpu.system) / 1000),
   rowsPerSecond: Math.round(out.rows / (ms / 1000)),
   peakRssMb: Math.round((await peakRssMb()) * 10) / 10,
 };

@@ -16,6 +16,8 @@ export class TransactionTracker {
   serverId = 0;
   tsSec = 0;
   private gtids: GtidSet | null = null;
+  /** gtids.toString(), cached: every emitted row's offset carries it and it only changes at commit. */
+  private gtidText: string | undefined | null = null;
   inTransaction = false;
   txnStartPos = 0;
   /** GTID of the current transaction ('' without GTIDs). */
@@ -36,6 +38,7 @@ export class TransactionTracker {
    */
   restart(start: SourceOffset | null): void {
     this.gtids = start?.gtids ? parseGtidSet(start.gtids) : null;
+    this.gtidText = null;
     this.inTransaction = false;
     this.txnGtid = '';
     this.rowsEventIndex = -1;
@@ -50,14 +53,18 @@ export class TransactionTracker {
   }
 
   get gtidSet(): string | undefined {
-    return this.gtids?.toString() || undefined;
+    if (this.gtidText === null) this.gtidText = this.gtids?.toString() || undefined;
+    return this.gtidText;
   }
 
   /** A GTID (MySQL or MariaDB) or BEGIN opens a transaction; a second marker (BEGIN after GTID) is a no-op. */
   begin(gtid?: string, flavor?: 'mysql' | 'mariadb'): void {
     if (gtid !== undefined) {
       this.txnGtid = gtid;
-      if (!this.gtids) this.gtids = flavor === 'mariadb' ? new MariaDbGtidSet() : new MysqlGtidSet();
+      if (!this.gtids) {
+        this.gtids = flavor === 'mariadb' ? new MariaDbGtidSet() : new MysqlGtidSet();
+        this.gtidText = null;
+      }
     }
     if (this.inTransaction) return;
     this.inTransaction = true;
@@ -91,8 +98,10 @@ export class TransactionTracker {
 
   /** Commit (XID / COMMIT / a standalone DDL): the GTID joins the set and the offset moves past the event. */
   commit(): SourceOffset {
-    if (this.txnGtid && this.gtids && !this.txnGtid.startsWith('00000000-0000-0000-0000-000000000000'))
+    if (this.txnGtid && this.gtids && !this.txnGtid.startsWith('00000000-0000-0000-0000-000000000000')) {
       this.gtids.add(this.txnGtid);
+      this.gtidText = null;
+    }
     this.inTransaction = false;
     this.txnGtid = '';
     this.rowsEventIndex = -1;

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { decimalBase64, twosComplementBytes, unscaledDecimal } from '../../../src/events/binary.js';
+
+const slow = (t: string, scale: number) => twosComplementBytes(unscaledDecimal(t, scale)).toString('base64');
+
+test('decimalBase64 (number fast path) equals the BigInt encoding at byte-length edges and beyond 15 digits', () => {
+  const cases: Array<[string, number]> = [
+    ['0', 0],
+    ['0.00', 2],
+    ['-0.00', 2],
+    ['-0.01', 2],
+    ['127', 0],
+    ['128', 0],
+    ['-128', 0],
+    ['-129', 0],
+    ['32767', 0],
+    ['-32768', 0],
+    ['8388607', 0],
+    ['-8388609', 0],
+    ['999999999999999', 0],
+    ['-999999999999999', 0],
+    ['9999999999999.99', 2],
+    ['-9999999999999.99', 2],
+    ['99999999999999999', 0],
+    ['-12345678901234567890123456789012345.123456789012345678901234567890', 30],
+    ['+5.00', 2],
+    ['12.5', 3],
+    ['12.345', 2],
+  ];
+  for (let i = 1; i < 2 ** 52; i = i * 3 + 1) {
+    cases.push([String(i), 0], [`-${i}`, 0], [`${Math.floor(i / 100)}.${String(i % 100).padStart(2, '0')}`, 2]);
+  }
+  for (const [t, s] of cases) assert.equal(decimalBase64(t, s), slow(t, s), `${t} at scale ${s}`);
+});
