@@ -35,6 +35,7 @@ import {
   type aws_secretsmanager as secretsmanager,
   aws_sns as sns,
   aws_sqs as sqs,
+  Token,
   Validations,
 } from 'aws-cdk-lib';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
@@ -114,10 +115,21 @@ export interface CdcConsumerProps {
   readonly startingPosition?: lambda.StartingPosition;
   /**
    * Stream the consumer reads.
-   * @default - transform router: the change stream; materialiser: the routed stream when the router is on,
-   *   else the change stream
+   * @default - the change stream
    */
   readonly inputStream?: kinesis.IStream;
+}
+
+/** The materialiser: Debezium change events → one DynamoDB "latest state" table per source table. */
+export interface CdcMaterializerProps extends CdcConsumerProps {
+  /** `CDC_TABLE_NAME_TEMPLATE` (`{db}`, `{table}`, `{topic}`). @default '{db}.{table}' */
+  readonly tableNameTemplate?: string;
+  /**
+   * The target tables (partition key `__key`, String): the function may read and write exactly these. Without
+   * them it may write every table whose name matches the template with `*` for the placeholders.
+   * @default - tables matching the template
+   */
+  readonly tables?: dynamodb.ITable[];
 }
 
 /** Alarm thresholds. */
@@ -189,7 +201,7 @@ export interface CdcPipelineProps {
   /** Transform router consumer; `false` for none. @default {} */
   readonly transformRouter?: CdcConsumerProps | false;
   /** Materialiser consumer; `false` for none. @default {} */
-  readonly materializer?: CdcConsumerProps | false;
+  readonly materializer?: CdcMaterializerProps | false;
   /** Alarms; `false` for none. @default {} */
   readonly alarms?: CdcAlarmProps | false;
   /** @default true */
@@ -207,6 +219,7 @@ export const CDC_PIPELINE_DEFAULTS = {
   sslMode: 'required',
   iamAuthUser: 'cdc',
   streamRetention: Duration.hours(24),
+  tableNameTemplate: '{db}.{table}',
   consumer: {
     batchSize: 100,
     maxBatchingWindow: Duration.seconds(1),
@@ -449,7 +462,35 @@ export class CdcPipeline extends Construct {
     this.materializer =
       materializer === false
         ? null
-        : this.addConsumer('Materializer', 'materializer', materializer ?? {}, this.routedStream ?? this.stream);
+        : this.addConsumer('Materializer', 'materializer', materializer ?? {}, this.stream, (fn, dlq) => {
+            // It needs Debezium envelopes (op, source, after), so it reads the change stream, not the routed one.
+            const m = materializer ?? {};
+            const template = m.tableNameTemplate ?? CDC_PIPELINE_DEFAULTS.tableNameTemplate;
+            fn.addEnvironment('CDC_TABLE_NAME_TEMPLATE', template);
+            fn.addEnvironment('CDC_DLQ_URL', dlq.queueUrl);
+            dlq.grantSendMessages(fn);
+            if (m.tables) {
+              for (const t of m.tables) t.grant(fn, 'dynamodb:GetItem', 'dynamodb:PutItem');
+            } else {
+              const pattern = template.replace(/\{(db|table|topic)\}/g, '*');
+              fn.addToRolePolicy(
+                new iam.PolicyStatement({
+                  actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+                  resources: [
+                    Stack.of(this).formatArn({ service: 'dynamodb', resource: 'table', resourceName: pattern }),
+                  ],
+                }),
+              );
+              const stack = Stack.of(this);
+              const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+              const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+              Validations.of(fn.role!).acknowledge({
+                id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:dynamodb:${region}:${account}:table/${pattern}]`,
+                reason:
+                  'The materialiser writes one table per source table, named by CDC_TABLE_NAME_TEMPLATE; the resource is that name pattern. Pass materializer.tables to scope it to exact tables.',
+              });
+            }
+          });
 
     // --- alarms and dashboard
     if (props.alarms === false) {

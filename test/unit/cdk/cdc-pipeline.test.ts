@@ -238,9 +238,8 @@ describe('consumers', () => {
       assert.equal(e.MaximumRetryAttempts, 3);
       assert.deepEqual(e.FunctionResponseTypes, ['ReportBatchItemFailures']);
       assert.equal(e.StartingPosition, 'TRIM_HORIZON');
-      const fnId = (e.FunctionName as { Ref: string }).Ref;
-      const input = fnId.startsWith('CdcTransformRouter') ? streamId('CdcStream') : streamId('CdcRoutedStream');
-      assert.deepEqual(e.EventSourceArn, { 'Fn::GetAtt': [input, 'Arn'] }, `${fnId} input`);
+      // Both consume the change stream (the materialiser needs Debezium envelopes).
+      assert.deepEqual(e.EventSourceArn, { 'Fn::GetAtt': [streamId('CdcStream'), 'Arn'] });
       const dest = (e.DestinationConfig as { OnFailure: { Destination: { 'Fn::GetAtt': [string, string] } } })
         .OnFailure;
       assert.equal(resources[dest.Destination['Fn::GetAtt'][0]].Type, 'AWS::SQS::Queue');
@@ -248,6 +247,18 @@ describe('consumers', () => {
     assert.deepEqual(esms.map((e) => e.BatchSize).sort(), [100, 50]);
     template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 1209600 });
     template.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+  });
+
+  test('materialiser: table name template, record DLQ, DynamoDB writes scoped to the template', () => {
+    const [[, m]] = ofType('AWS::Lambda::Function').filter(([id]) => id.startsWith('CdcMaterializer'));
+    const vars = (m.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    assert.equal(vars.CDC_TABLE_NAME_TEMPLATE, '{db}.{table}');
+    assert.equal(resources[(vars.CDC_DLQ_URL as { Ref: string }).Ref].Type, 'AWS::SQS::Queue');
+    const roleId = (m.Properties.Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
+    const policy = JSON.stringify(
+      ofType('AWS::IAM::Policy').filter(([, r]) => JSON.stringify(r.Properties.Roles).includes(roleId)),
+    );
+    assert.match(policy, /"Action":\["dynamodb:GetItem","dynamodb:PutItem"\].*?:table\/\*\.\*"/);
   });
 
   test('transform router: output stream, record DLQ and their grants', () => {
