@@ -6,7 +6,7 @@
  * (@default 16), `CDC_AWS_ENDPOINT` for local stand-ins. Tables must exist with partition key `__key` (String).
  *
  * Item layout: `__key` (the Debezium key as JSON text), `__order` (binlog-order text, see lib/binlog-order.ts),
- * `__deleted` (boolean), `__op`, and the row's columns as top-level attributes. Column names starting with `__` are
+ * `__seq` (Kinesis order text), `__deleted` (boolean), `__op`, and the row's columns as top-level attributes. Column names starting with `__` are
  * reserved.
  *
  * Idempotent and order-safe: every write is one conditional PutItem, applied only when the stored `__order` is
@@ -16,9 +16,14 @@
  * therefore converge on the newest state; a failed condition is a stale event, counted and skipped. Because no
  * write depends on an earlier one, records are written concurrently and a failed record does not block others.
  *
- * Tombstones carry no position: a tombstone marks a live item deleted at the item's own stored order (optimistic:
- * read, then put conditional on that order unchanged). The delete event before a tombstone normally did this
- * already. In `value` input format tombstones are empty records whose table is unknown: they are skipped.
+ * Tombstones carry no binlog position. Every write also stores `__seq`, the Kinesis sequence number (+ KPL
+ * sub-sequence) it came from; a tombstone turns a live item into a marker (keeping the item's `__order`) only when
+ * the stored state was published before the tombstone (`__seq` older) — so a replayed tombstone never deletes a row
+ * re-created after it. Per key, records share a shard, whose sequence numbers grow in publish order. (If the
+ * capture itself re-publishes an old stretch of binlog, a re-published tombstone may delete a newer row until the
+ * re-published newer events arrive a moment later; the table still converges.) The delete event before a
+ * tombstone normally wrote the marker already. In `value` input format the topic is the stream's name, so a
+ * tombstone maps to a table only when streams are named after topics (the sink's default).
  * Truncates, schema changes, heartbeats and transaction records are skipped; keyless tables cannot be
  * materialised (skipped with a warning). Markers are never removed (add a TTL if they matter).
  */
@@ -36,7 +41,7 @@ import type { KinesisStreamEvent } from 'aws-lambda';
 import { errorMessage } from '../src/common/errors.js';
 import { stringifyJson } from '../src/transforms/json.js';
 import { asEnvelope, isObject, type JsonObject, type TransformRecord } from '../src/transforms/record.js';
-import { changeOrder } from './lib/binlog-order.js';
+import { changeOrder, sequenceOrder } from './lib/binlog-order.js';
 import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
 import { toItem } from './lib/dynamo-values.js';
 import { clientConfig, envEnum, envInt } from './lib/env.js';
@@ -90,21 +95,23 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
     }
   };
 
-  const tombstone = async (table: string, key: string): Promise<Outcome> => {
+  const tombstone = async (table: string, key: string, seq: string): Promise<Outcome> => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const got = await dynamo.send(
         new GetItemCommand({ TableName: table, Key: { __key: { S: key } }, ConsistentRead: true }),
       );
       const order = got.Item?.__order?.S;
-      if (!got.Item || got.Item.__deleted?.BOOL === true || order === undefined) return 'stale';
+      const storedSeq = got.Item?.__seq?.S ?? '';
+      // Already deleted, or the stored state was published after this tombstone (a replay): nothing to do.
+      if (!got.Item || got.Item.__deleted?.BOOL === true || order === undefined || storedSeq >= seq) return 'stale';
       try {
         await dynamo.send(
           new PutItemCommand({
             TableName: table,
-            Item: toItem({ __key: key, __order: order, __deleted: true, __op: 'd' }),
-            ConditionExpression: '#o = :o',
-            ExpressionAttributeNames: { '#o': '__order' },
-            ExpressionAttributeValues: { ':o': { S: order } },
+            Item: toItem({ __key: key, __order: order, __seq: seq, __deleted: true, __op: 'd' }),
+            ConditionExpression: '#o = :o AND #s = :s',
+            ExpressionAttributeNames: { '#o': '__order', '#s': '__seq' },
+            ExpressionAttributeValues: { ':o': { S: order }, ':s': { S: storedSeq } },
           }),
         );
         return 'written';
@@ -118,11 +125,12 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
   const apply = async (r: TransformRecord, p: ParentRecord, sub: number): Promise<Outcome> => {
     if (r.key === null) return 'skipped';
     const key = stringifyJson(r.key);
+    const seq = sequenceOrder(p.sequenceNumber, sub);
     if (r.value === null) {
       const parts = r.topic.split('.');
       if (parts.length < 3) return 'skipped';
       const [db, table] = r.table?.split('.') ?? parts.slice(-2);
-      return tombstone(tableName(db, table, r.topic), key);
+      return tombstone(tableName(db, table, r.topic), key, seq);
     }
     const env = asEnvelope(r.value);
     if (!env || !['c', 'u', 'r', 'd'].includes(env.op)) return 'skipped';
@@ -135,12 +143,12 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
       throw new PoisonError(errorMessage(err));
     }
     const name = tableName(db, table, r.topic);
-    if (env.op === 'd') return put(name, { __key: key, __order: order, __deleted: true, __op: 'd' }, order);
+    if (env.op === 'd') return put(name, { __key: key, __order: order, __seq: seq, __deleted: true, __op: 'd' }, order);
     if (!isObject(env.after)) throw new PoisonError(`op '${env.op}' without an after row`);
     const reserved = Object.keys(env.after).filter((c) => c.startsWith('__'));
     if (reserved.length > 0)
       throw new PoisonError(`column(s) ${reserved.join(', ')} use the reserved "__" prefix of materialised items`);
-    return put(name, { ...env.after, __key: key, __order: order, __deleted: false, __op: env.op }, order);
+    return put(name, { ...env.after, __key: key, __order: order, __seq: seq, __deleted: false, __op: env.op }, order);
   };
 
   return async (event: KinesisStreamEvent) => {

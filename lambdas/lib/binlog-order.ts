@@ -46,7 +46,11 @@ export function changeOrder(
     pad(digits(s.row), 10),
     snapshot,
     pad(digits(tx), 20),
-    pad(sequenceNumber, 129),
-    pad(String(subSequence), 10),
+    sequenceOrder(sequenceNumber, subSequence),
   ].join('.');
+}
+
+/** Kinesis sequence number + KPL sub-sequence as fixed-width text (sequence numbers have up to 129 digits). */
+export function sequenceOrder(sequenceNumber: string, subSequence: number): string {
+  return `${pad(sequenceNumber, 129)}.${pad(String(subSequence), 10)}`;
 }
