@@ -70,7 +70,7 @@ async function ours(job: StreamingJob): Promise<{ rows: number; peakQueue: numbe
       : {}),
   });
   // Resume from the workload start; with no history the source reads the table definition from the server.
-  const offsets = new FileOffsetStore({ path: config.offsets.filename, connectorName: config.name });
+  const offsets = new FileOffsetStore({ path: join(dir, 'offsets.json'), connectorName: config.name });
   await offsets.commit({ file: job.file, pos: job.pos });
   const abort = new AbortController();
   let rows = 0;
@@ -88,7 +88,7 @@ async function ours(job: StreamingJob): Promise<{ rows: number; peakQueue: numbe
   };
   const source = new MySqlSource({
     config,
-    history: new FileSchemaHistory({ path: config.schemaHistory.filename, connectorName: config.name }),
+    history: new FileSchemaHistory({ path: join(dir, 'history.jsonl'), connectorName: config.name }),
     connect: createConnectionFactory({ config, logger: silentLogger }),
     logger: silentLogger,
   });

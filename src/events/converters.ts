@@ -19,16 +19,7 @@ import {
   MysqlTimestamp,
   utcMillis,
 } from '../source/mysql/values.js';
-import {
-  base64UrlSafe,
-  decimalBase64,
-  float32Text,
-  inet4Text,
-  inet6Text,
-  twosComplementBytes,
-  unscaledDecimal,
-  uuidText,
-} from './binary.js';
+import { base64UrlSafe, decimalBase64, float32Text, inet4Text, inet6Text, uuidText } from './binary.js';
 import { type ColumnInfo, columnInfo, fsp } from './column-info.js';
 import { type ConnectSchema, type JsonValue, toJsonText } from './connect-schema.js';
 import type { ResolvedOptions } from './options.js';
