@@ -153,29 +153,31 @@ export class KafkaSink implements Sink {
     const counts = await this.partitionCounts(producer, topics);
 
     // Per partition, in arrival order, cut into record batches of at most batch.size bytes.
-    const perPartition = new Map<string, Prepared[][]>();
+    const perPartition = new Map<string, { chunks: Prepared[][]; lastBytes: number }>();
     for (const r of records) {
       const p = this.prepare(r, counts.get(r.topic) ?? 1);
       const id = `${p.topic}\u0000${p.partition}`;
-      let chunks = perPartition.get(id);
-      if (!chunks) {
-        chunks = [[]];
-        perPartition.set(id, chunks);
+      let part = perPartition.get(id);
+      if (!part) {
+        part = { chunks: [[]], lastBytes: 0 };
+        perPartition.set(id, part);
       }
-      let last = chunks[chunks.length - 1];
-      const lastBytes = last.reduce((n, x) => n + x.bytes, 0);
-      if (last.length > 0 && lastBytes + p.bytes > this.s.batchSize) {
+      let last = part.chunks[part.chunks.length - 1];
+      if (last.length > 0 && part.lastBytes + p.bytes > this.s.batchSize) {
         last = [];
-        chunks.push(last);
+        part.chunks.push(last);
+        part.lastBytes = 0;
       }
       last.push(p);
+      part.lastBytes += p.bytes;
     }
-    const rounds = Math.max(...[...perPartition.values()].map((c) => c.length));
+    let rounds = 0;
+    for (const part of perPartition.values()) rounds = Math.max(rounds, part.chunks.length);
     for (let i = 0; i < rounds; i++) {
       const messages: Message[] = [];
       let bytes = 0;
-      for (const chunks of perPartition.values()) {
-        for (const p of chunks[i] ?? []) {
+      for (const part of perPartition.values()) {
+        for (const p of part.chunks[i] ?? []) {
           messages.push(p.message);
           bytes += p.bytes;
         }
@@ -204,9 +206,10 @@ export class KafkaSink implements Sink {
   private prepare(r: SinkRecord, partitionCount: number): Prepared {
     const key = r.key === null ? undefined : Buffer.from(r.key, 'utf8');
     const value = r.value === null ? null : Buffer.from(r.value, 'utf8');
-    const headers = new Map<Buffer, Buffer>();
+    let headers: Map<Buffer, Buffer> | undefined;
     let bytes = (key?.length ?? 0) + (value?.length ?? 0);
     if (r.headers) {
+      headers = new Map();
       for (const [k, v] of Object.entries(r.headers)) {
         const hk = Buffer.from(k, 'utf8');
         const hv = Buffer.from(v, 'utf8');
@@ -227,7 +230,7 @@ export class KafkaSink implements Sink {
       topic: r.topic,
       partition,
       bytes,
-      message: { topic: r.topic, partition, key, value, headers },
+      message: headers ? { topic: r.topic, partition, key, value, headers } : { topic: r.topic, partition, key, value },
     };
   }
 
