@@ -118,9 +118,13 @@ export class BinlogStreamer {
     switch (event.type) {
       case 'GTID':
       case 'ANONYMOUS_GTID':
+        // The thread id comes from the transaction's BEGIN (MySQL); never carry over the previous statement's.
+        this.threadId = null;
         t.begin(event.type === 'GTID' ? event.gtid : undefined, 'mysql');
         return;
       case 'MARIADB_GTID':
+        // MariaDB logs no BEGIN for DML transactions, so they have no thread id (only DDL's QUERY event has one).
+        this.threadId = null;
         t.begin(event.gtid, 'mariadb');
         return;
       case 'QUERY':
