@@ -653,7 +653,8 @@ export const PROPERTIES: readonly PropertyDef[] = [
     pattern: /^sink\.kafka\.(.+)$/,
     type: 'string',
     group: 'sink',
-    description: 'Passed to the Kafka producer unchanged (e.g. `sink.kafka.sasl.mechanism`).',
+    description:
+      'Kafka producer settings under their Java names (acks, compression.type, batch.size, enable.idempotence, security.protocol, sasl.*, ssl.*, topic.creation.*), validated at start-up; see src/sinks/kafka/config.ts.',
   },
   {
     name: 'sink.file.path',

@@ -77,7 +77,7 @@ function splitHostPort(hp: string): [string, number] {
 
 /** Calls `onFrame` with each size-delimited Kafka frame (without its 4-byte length). */
 function framer(socket: Socket, onFrame: (frame: Buffer) => void): void {
-  let buf = Buffer.alloc(0);
+  let buf: Buffer = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => {
     buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
     while (buf.length >= 4) {
