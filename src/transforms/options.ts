@@ -22,7 +22,7 @@ type RawValue = string | Secret;
 
 /** Reads `transforms.<name>.*`; every read marks the option as known. */
 export class OptionReader {
-  private readonly known = new Set<string>(['type', 'predicate', 'negate']);
+  private readonly known = new Set<string>(['type']);
 
   constructor(
     readonly name: string,
@@ -120,6 +120,14 @@ export class OptionReader {
   reportUnknown(typeName: string): void {
     for (const option of Object.keys(this.options)) {
       if (this.known.has(option)) continue;
+      if (option === 'predicate' || option === 'negate') {
+        this.add(
+          option,
+          'is not supported: Kafka Connect predicates are not implemented.',
+          'remove it; to apply a transform to some records only, use its topic.regex option or a Filter transform.',
+        );
+        continue;
+      }
       const [guess] = suggest(option, this.known);
       this.add(
         option,
@@ -150,7 +158,7 @@ export function javaRegex(source: string, anchored: boolean): RegExp {
   }
 }
 
-/** Java `Matcher.replaceFirst` replacement text to JS: `$1` stays, `${name}` → `$<name>`, `\\x` → literal x. */
+/** Java `Matcher.replaceFirst` replacement text to JS: `$1` stays, `${name}` → `$<name>`, a backslash escapes. */
 export function javaReplacement(replacement: string): string {
   return replacement.replace(/\\(.)|\$\{([A-Za-z][A-Za-z0-9]*)\}/g, (_m, esc: string | undefined, name: string) => {
     if (esc !== undefined) return esc === '$' ? '$$' : esc;
