@@ -68,6 +68,7 @@ export async function run(): Promise<Figure[]> {
       }
     }
     const rate = (m: StreamingMode) => median(results[m].map((r) => r.rowsPerSecond));
+    const perCpu = (m: StreamingMode) => median(results[m].map((r) => Math.round(r.rows / (r.cpuMs / 1000))));
     const rss = (m: StreamingMode) => median(results[m].map((r) => r.peakRssMb));
     const peakQueue = Math.max(...results.ours.map((r) => r.peakQueue ?? 0));
     const what = `${w.rows} row changes (${HALF} inserts + ${HALF} updates, 8 columns), median of ${RUNS}`;
@@ -78,6 +79,15 @@ export async function run(): Promise<Figure[]> {
         reference: rate('zongji'),
         unit: 'rows/s',
         ref: `@vlasky/zongji 0.9.0 rows to a no-op handler, same binlog, same server; ours = full pipeline to serialised Debezium JSON; ${what}`,
+      },
+      {
+        // Wall-clock rates swing with other load on a shared machine; rows per CPU second (all threads, GC
+        // included) is the steadier comparison.
+        name: 'streaming.rows_per_cpu_s',
+        ours: perCpu('ours'),
+        reference: perCpu('zongji'),
+        unit: 'rows/cpu-s',
+        ref: `@vlasky/zongji 0.9.0, same run; user+system CPU of each reader process; ${what}`,
       },
       {
         name: 'streaming.peak_rss_mb',
