@@ -8,9 +8,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetRecordsCommand, GetShardIteratorCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
 import type { Connection } from 'mysql2/promise';
 import { deaggregate } from '../../../src/sinks/kinesis/kpl-aggregation.js';
+import type { SourceOffset } from '../../../src/stores/offset-store.js';
 import { listAllShards, STAND_IN_CREDENTIALS, STAND_IN_REGION } from '../../harness/aws.js';
 import type { MariaDbServer } from '../../harness/mariadb.js';
 
@@ -58,7 +60,12 @@ export class StreamConsumer {
     readonly stream: string,
   ) {}
 
-  async poll(): Promise<number> {
+  /**
+   * Reads what arrived since the last poll: round-robin over the shards, one GetRecords (up to `limit`) per shard per
+   * round, until every shard is caught up or `stopWhen` holds (checked after each call, so a waiting test reacts
+   * within one call rather than after a whole backlog).
+   */
+  async poll(stopWhen?: () => boolean, limit = 1000): Promise<number> {
     const before = this.events.length;
     for (const shard of await listAllShards(this.client, this.stream)) {
       const id = shard.ShardId!;
@@ -68,12 +75,15 @@ export class StreamConsumer {
         );
         this.iterators.set(id, it.ShardIterator);
       }
-      let iterator = this.iterators.get(id);
-      while (iterator) {
-        const r = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 10_000 }));
-        iterator = r.NextShardIterator;
-        this.iterators.set(id, iterator);
+    }
+    for (let busy = true; busy; ) {
+      busy = false;
+      for (const [id, iterator] of this.iterators) {
+        if (!iterator) continue;
+        const r = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }));
+        this.iterators.set(id, r.NextShardIterator);
         const records = r.Records ?? [];
+        if (records.length > 0) busy = true;
         for (const rec of records) {
           this.kinesisRecords++;
           const data = Buffer.from(rec.Data ?? new Uint8Array());
@@ -87,7 +97,7 @@ export class StreamConsumer {
             });
           }
         }
-        if (records.length === 0) break;
+        if (stopWhen?.()) return this.events.length - before;
       }
     }
     return this.events.length - before;
@@ -95,9 +105,23 @@ export class StreamConsumer {
 
   /** Polls until `count` events have arrived. */
   async waitForCount(count: number, timeoutMs: number, what = `${count} events`): Promise<void> {
+    const reached = () => this.events.length >= count;
     await waitUntil(what, timeoutMs, async () => {
+      await this.poll(reached, 250);
+      return reached();
+    });
+  }
+
+  /** Polls until a data event for row `id` has arrived. */
+  async waitForId(id: number, timeoutMs: number): Promise<void> {
+    let checked = 0;
+    await waitUntil(`the event for id ${id}`, timeoutMs, async () => {
       await this.poll();
-      return this.events.length >= count;
+      for (; checked < this.events.length; checked++) {
+        const e = this.events[checked];
+        if (e.value && (JSON.parse(e.partitionKey) as { id?: number }).id === id) return true;
+      }
+      return false;
     });
   }
 
@@ -114,6 +138,15 @@ export class StreamConsumer {
       return Date.now() - since >= quietMs;
     });
   }
+}
+
+/** The offset committed in the DynamoDB offset store (`offset.storage.dynamodb.table=cdc_offsets`), or null. */
+export async function committedOffset(client: DynamoDBClient, connector: string): Promise<SourceOffset | null> {
+  const out = await client.send(
+    new GetItemCommand({ TableName: 'cdc_offsets', Key: { connector: { S: connector } }, ConsistentRead: true }),
+  );
+  const text = out.Item?.offset?.S;
+  return text ? (JSON.parse(text) as SourceOffset) : null;
 }
 
 // --- analysis -------------------------------------------------------------------------------------------------------
@@ -340,6 +373,15 @@ export class ChangeWriter {
     this.ops++;
   }
 
+  /** Inserts one new row and returns its id (a marker to wait for at the consumer). */
+  async marker(): Promise<number> {
+    const id = this.nextId++;
+    await this.sql(`INSERT INTO ${this.db}.${TABLE} VALUES (${id},42,'${label(id, 42)}')`);
+    this.live.push(id);
+    this.ops++;
+    return id;
+  }
+
   /** A single INSERT of `n` new rows: one transaction spanning several rows events. */
   async bigInsert(n: number): Promise<void> {
     const values: string[] = [];
@@ -358,11 +400,19 @@ export class ChangeWriter {
     this.ops++;
   }
 
-  /** Runs `step()` back to back (yielding between steps) until `stop()`. */
-  start(): void {
+  /**
+   * Runs `step()` until `stop()`, paced at `opsPerSecond`: a workload shape, not a wait for anything. Unpaced, the
+   * writer would starve kinesalite and the consumer, which share this process's event loop.
+   */
+  start(opsPerSecond = 400): void {
     this.stopping = false;
     this.running = (async () => {
-      while (!this.stopping) await this.step();
+      const t0 = performance.now();
+      for (let n = 1; !this.stopping; n++) {
+        await this.step();
+        const ahead = t0 + (n * 1000) / opsPerSecond - performance.now();
+        if (ahead > 0) await new Promise((r) => setTimeout(r, ahead));
+      }
     })();
   }
 

@@ -1,0 +1,236 @@
+/**
+ * kill -9 of `cdc run` (sink.type=kinesis, offsets/history/lease in dynalite) at six points, each followed by a
+ * restart: twice during the initial snapshot, once early in streaming, once inside a 5,000-row INSERT, once inside a
+ * single UPDATE of every row (~20,000-row transaction), and once while a concurrent writer is busy. kinesalite and
+ * dynalite run in this test process, which outlives the capture children.
+ *
+ * Afterwards a consumer of every shard must rebuild exactly the table; per-key order must hold over first occurrences;
+ * duplicates are counted per restart and must stay within the in-flight window: with offset.flush.interval.ms=0 the
+ * publisher commits after every batch, so a streaming restart may repeat at most one batch (max.batch.size). A restart
+ * during the snapshot repeats what that snapshot had published (snapshots restart from the beginning, as Debezium's do).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import type { SourceOffset } from '../../src/stores/offset-store.js';
+import { createStream, dynamoClient, kinesisClient } from '../harness/aws.js';
+import { useDynalite, useKinesalite, useMariaDb } from '../harness/fixtures.js';
+import {
+  analyse,
+  CaptureChild,
+  ChangeWriter,
+  captureProperties,
+  committedOffset,
+  countTrue,
+  prng,
+  StreamConsumer,
+  seedTable,
+  setStandInCredentials,
+  stateDiff,
+  TABLE,
+  tableState,
+  waitUntil,
+  writeProperties,
+} from './support/kinesis-e2e.js';
+
+const db = useMariaDb();
+const kinesalite = useKinesalite();
+const dynalite = useDynalite();
+let adminClient: KinesisClient | undefined;
+const admin = () => {
+  adminClient ??= kinesisClient(kinesalite().endpoint);
+  return adminClient;
+};
+let dynamo: DynamoDBClient | undefined;
+const offsets = () => {
+  dynamo ??= dynamoClient(dynalite().endpoint);
+  return dynamo;
+};
+before(() => setStandInCredentials());
+after(() => {
+  adminClient?.destroy();
+  dynamo?.destroy();
+});
+
+const MAX_BATCH = 500;
+const ROWS = 15_000;
+
+const describe = (o: SourceOffset) => `${o.file}:${o.pos} event ${o.event} row ${o.row}`;
+
+interface Segment {
+  point: string;
+  /** Consumer events when this run started / when it was killed (after the stream settled). */
+  from: number;
+  to: number;
+  /** Events at the moment of the kill, for the mid-transaction checks. */
+  extra?: string;
+}
+
+test('kill -9 at six points (snapshot, streaming, inside big transactions): nothing lost, duplicates bounded', async (t) => {
+  const seed = Number(process.env.E2E_SEED ?? Date.now() % 1_000_000);
+  t.diagnostic(`seed ${seed} (set E2E_SEED to repeat)`);
+  const random = prng(seed);
+  const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo));
+
+  const server = db();
+  const name = await server.createDatabase('e2ek');
+  await seedTable(server, name, ROWS);
+  const stream = `e2e-${name}`;
+  const connector = `e2e-${name}`;
+  const offset = () => committedOffset(offsets(), connector);
+  /** Waits until the running task has committed an offset inside a transaction, past rows event `event`. */
+  const committedInsideTransaction = async (event: number): Promise<SourceOffset> => {
+    let o: SourceOffset | null = null;
+    await waitUntil(`an offset committed inside the transaction (event >= ${event})`, 30_000, async () => {
+      o = await offset();
+      return o?.event !== undefined && o.event >= event;
+    });
+    return o!;
+  };
+  await createStream(admin(), stream, 4);
+  const config = writeProperties(
+    captureProperties(server, name, { kinesis: kinesalite().endpoint, dynamodb: dynalite().endpoint }, stream, {
+      'max.batch.size': String(MAX_BATCH),
+      'max.queue.size': String(MAX_BATCH * 4),
+      'offset.flush.interval.ms': '0',
+      // Short lease: a restart waits for the killed holder's lease to expire.
+      'lease.duration.ms': '2000',
+      'lease.renew.interval.ms': '300',
+    }),
+  );
+  const consumer = new StreamConsumer(admin(), stream);
+  const writer = await ChangeWriter.open(server, name, ROWS, seed);
+  const segments: Segment[] = [];
+  const children: CaptureChild[] = [];
+  let from = 0;
+  const launch = (label: string, args: string[] = []) => {
+    const child = new CaptureChild(config, label, args);
+    children.push(child);
+    return child;
+  };
+  const kill = async (c: CaptureChild, point: string, extra?: string) => {
+    const seen = consumer.events.length;
+    await c.kill9();
+    if (process.env.CDC_TEST_DEBUG) console.error(`kill ${point}: seen ${seen - from}`);
+    // Requests the child completed before dying are already in kinesalite (it runs in this process); settle anyway.
+    await consumer.drain(200);
+    segments.push({ point, from, to: consumer.events.length, ...(extra ? { extra } : {}) });
+    from = consumer.events.length;
+  };
+  /** Waits until the running child has published everything up to now (a fresh marker row arrived). */
+  const caughtUp = async () => consumer.waitForId(await writer.marker(), 30_000);
+
+  try {
+    // The writer stays idle during the two snapshots that get killed: a re-snapshot after a crash reads the table at
+    // a new position and streams from there, so a row deleted between the aborted and the new snapshot's positions
+    // would never get its delete event and stay at the consumer (KNOWN GAP, same as Debezium's; see the report).
+    // It writes during the third snapshot and throughout streaming.
+
+    // 1. Inside the first snapshot.
+    let c = launch('run1');
+    await c.waitForLog('snapshot position established', 20_000);
+    await consumer.waitForCount(between(2_000, 6_000), 30_000);
+    await kill(c, 'snapshot (1st attempt)');
+    assert.equal(await offset(), null, 'killed during the snapshot: nothing committed yet');
+
+    // 2. Inside the second snapshot (it starts over: nothing was committed).
+    c = launch('run2');
+    await c.waitForLog('snapshot position established', 20_000);
+    await consumer.waitForCount(from + between(2_000, 8_000), 30_000);
+    await kill(c, 'snapshot (2nd attempt)');
+    assert.equal(await offset(), null, 'killed during the snapshot: nothing committed yet');
+
+    // 3. Early in streaming, writer busy since the snapshot started. (Runs 2 and 3 snapshot again: nothing was
+    // committed before.)
+    c = launch('run3');
+    await c.waitForLog('snapshot position established', 20_000);
+    writer.start();
+    await consumer.waitForCount(from + ROWS + between(200, 1_500), 30_000);
+    await kill(c, 'streaming, concurrent writes');
+
+    // 4. Inside a 5,000-row INSERT (one transaction, several rows events).
+    c = launch('run4');
+    await c.waitForLog('starting capture', 20_000);
+    await writer.stop();
+    await caughtUp();
+    await writer.bigInsert(5_000);
+    let at = await committedInsideTransaction(between(3, 20));
+    await kill(c, '5,000-row INSERT', `killed after committing ${describe(at)}`);
+    const afterInsertKill = await offset();
+
+    // 5. Inside one UPDATE of every row (one transaction of ~25,000 rows events' rows).
+    c = launch('run5');
+    await c.waitForLog('starting capture', 20_000);
+    await caughtUp();
+    const rowsNow = (await tableState(server, name, TABLE)).size;
+    await writer.bigUpdate();
+    at = await committedInsideTransaction(between(20, 150));
+    await kill(c, `UPDATE of all ${rowsNow} rows`, `killed after committing ${describe(at)}`);
+    const afterUpdateKill = await offset();
+
+    // 6. Streaming again with the writer busy.
+    c = launch('run6');
+    await c.waitForLog('starting capture', 20_000);
+    writer.start();
+    await consumer.waitForCount(from + between(2_000, 6_000), 40_000);
+    await kill(c, 'streaming, concurrent writes');
+
+    // Final run: the writer stops, the task catches up and exits on its own.
+    c = launch('final', ['--until-idle', '1000']);
+    await c.waitForLog('starting capture', 20_000);
+    await writer.stop();
+    const { code } = await c.exited;
+    assert.equal(code, 0, `final run exit code\n${c.tail}`);
+    await consumer.drain(200);
+    segments.push({ point: 'final run', from, to: consumer.events.length });
+
+    // Both restarts resumed from an offset inside the transaction (skipping the rows already published).
+    assert.notEqual(afterInsertKill?.event, undefined, 'resumed inside the 5,000-row transaction');
+    assert.notEqual(afterUpdateKill?.event, undefined, 'resumed inside the big UPDATE');
+  } catch (err) {
+    const processes = await server.query('SHOW FULL PROCESSLIST').catch((e) => String(e));
+    t.diagnostic(`failed with ${consumer.events.length} events consumed; processlist ${JSON.stringify(processes)}`);
+    for (const c of children) {
+      t.diagnostic(
+        `${c.name} alive=${c.alive}: ${c.logs
+          .slice(-4)
+          .map((l) => JSON.stringify(l))
+          .join('\n')}\n${c.tail.slice(-600)}`,
+      );
+    }
+    throw err;
+  } finally {
+    for (const c of children) await c.kill9();
+    await writer.close().catch(() => {});
+  }
+
+  const a = analyse(consumer.events, TABLE);
+  if (process.env.E2E_DUMP) {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(process.env.E2E_DUMP, JSON.stringify({ segments, events: consumer.events }));
+  }
+  const expected = await tableState(server, name, TABLE);
+  // Segment i+1 holds the replays caused by kill i.
+  const dupsAfter = segments.map((s) => countTrue(a.duplicateAt, s.from, s.to));
+  for (let i = 0; i < segments.length; i++) {
+    const s = segments[i];
+    t.diagnostic(
+      `${i + 1}. ${s.point}: ${s.to - s.from} events${s.extra ? ` (${s.extra})` : ''}, ${dupsAfter[i]} duplicates`,
+    );
+  }
+  t.diagnostic(
+    `total ${a.dataEvents} events (+${a.tombstones} tombstones), ${a.duplicates} duplicates, final rows ${expected.size}, writer ops ${writer.ops}`,
+  );
+  assert.deepEqual(stateDiff(expected, a.state).slice(0, 10), [], 'consumer state equals the table');
+  assert.equal(a.state.size, expected.size);
+  assert.deepEqual(a.orderViolations.slice(0, 10), [], 'per-key order');
+  // No duplicates in the first run; snapshot restarts repeat at most what the killed snapshot published.
+  assert.equal(dupsAfter[0], 0);
+  assert.ok(dupsAfter[1] <= segments[0].to - segments[0].from, `after snapshot kill 1: ${dupsAfter[1]}`);
+  assert.ok(dupsAfter[2] <= segments[1].to - segments[1].from, `after snapshot kill 2: ${dupsAfter[2]}`);
+  // Streaming restarts repeat at most the one batch that was in flight.
+  for (let i = 3; i < segments.length; i++) {
+    assert.ok(dupsAfter[i] <= MAX_BATCH, `after kill ${i} (${segments[i - 1].point}): ${dupsAfter[i]} > ${MAX_BATCH}`);
+  }
+});
