@@ -9,7 +9,15 @@ import { snapshotCommand } from './commands/snapshot.js';
 import { transformCommand } from './commands/transform.js';
 import { type CliIo, type Command, ExitCode } from './io.js';
 
-const commands: Command[] = [runCommand, snapshotCommand, checkCommand, demoCommand, binlogDumpCli, configDocsCommand, transformCommand];
+const commands: Command[] = [
+  runCommand,
+  snapshotCommand,
+  checkCommand,
+  demoCommand,
+  binlogDumpCli,
+  configDocsCommand,
+  transformCommand,
+];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

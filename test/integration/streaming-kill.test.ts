@@ -41,7 +41,7 @@ test('kill -9 in the middle of a 10,000-row transaction, then restart: nothing l
   const ids: number[] = [];
   for (const l of final.lines.slice(startLines)) {
     const v = l.value as { op: string; after: { id: number; v: string; n: number } } | null;
-    if (!v || v.op !== 'c') continue;
+    if (v?.op !== 'c') continue;
     assert.equal(v.after.v, `row-${v.after.id}`);
     assert.equal(v.after.n, v.after.id * 7);
     ids.push(v.after.id);
