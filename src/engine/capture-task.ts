@@ -42,6 +42,8 @@ export interface CaptureTaskOptions {
   maxQueueSizeInBytes: number;
   offsetFlushIntervalMs?: number;
   onDelivered?: (records: SinkRecord[], offset: SourceOffset | null) => void;
+  /** Single-message transforms applied before publishing. */
+  transform?: (records: SinkRecord[]) => SinkRecord[];
 }
 
 export interface RunOptions {
@@ -99,6 +101,7 @@ export class CaptureTask {
       maxBatchSize: this.options.maxBatchSize,
       offsetFlushIntervalMs: this.options.offsetFlushIntervalMs,
       onDelivered: this.options.onDelivered,
+      transform: this.options.transform,
     });
     const publishing = this.publisher.run().catch(failWith);
     const idleWatch = run.untilIdleMs !== undefined ? this.watchIdle(run.untilIdleMs, stop) : null;

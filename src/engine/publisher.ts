@@ -26,6 +26,8 @@ export interface PublisherOptions {
   retryDelayInitialMs?: number;
   /** @default 10000 */
   retryDelayMaxMs?: number;
+  /** Single-message transforms applied to each batch before it is sent (`transforms=...`). */
+  transform?: (records: SinkRecord[]) => SinkRecord[];
   /** Called after each delivered batch (metrics, live views). */
   onDelivered?: (records: SinkRecord[], offset: SourceOffset | null) => void;
 }
@@ -71,13 +73,14 @@ export class Publisher {
       if (item.record) records.push(item.record);
       if (item.offset) offset = item.offset;
     }
-    if (records.length > 0) {
+    const out = this.options.transform && records.length > 0 ? this.options.transform(records) : records;
+    if (out.length > 0) {
       this.options.lease?.assertHeld();
-      await this.sendWithRetry(records);
-      this.delivered += records.length;
+      await this.sendWithRetry(out);
+      this.delivered += out.length;
     }
     if (offset) this.pending = offset;
-    this.options.onDelivered?.(records, offset);
+    this.options.onDelivered?.(out, offset);
   }
 
   private async sendWithRetry(records: SinkRecord[]): Promise<void> {

@@ -47,3 +47,27 @@ test('snapshot then streaming to the file sink: r, c, u, d with tombstones, sche
   assert.equal(ddl.length, 1);
   assert.match(String(ddl[0].value?.ddl), /ADD COLUMN note/);
 });
+
+test('transforms configured on the capture task shape records before publishing (ReadToInsertEvent + unwrap)', async () => {
+  const server = db();
+  const name = await server.createDatabase('smt');
+  await server.query(`CREATE TABLE ${name}.t (id INT PRIMARY KEY, v VARCHAR(10))`);
+  await server.query(`INSERT INTO ${name}.t VALUES (1,'a')`);
+  const env = captureEnv(server, name, {
+    transforms: 'r2c,unwrap',
+    'transforms.r2c.type': 'io.debezium.connector.mysql.transforms.ReadToInsertEvent',
+    'transforms.unwrap.type': 'io.debezium.transforms.ExtractNewRecordState',
+    'transforms.unwrap.add.fields': 'op,table',
+    'transforms.unwrap.delete.tombstone.handling.mode': 'rewrite',
+  });
+  await env.runUntilIdle();
+  await server.query(`DELETE FROM ${name}.t WHERE id=1`);
+  const lines = (await env.runUntilIdle()).filter((l) => l.topic.endsWith('.t'));
+  assert.deepEqual(
+    lines.map((l) => l.value),
+    [
+      { id: 1, v: 'a', __op: 'c', __table: 't', __deleted: 'false' },
+      { id: 1, v: 'a', __op: 'd', __table: 't', __deleted: 'true' },
+    ],
+  );
+});

@@ -5,8 +5,10 @@ import type { CdcConfig } from '../../config/types.js';
 import { CaptureTask } from '../../engine/capture-task.js';
 import { buildComponents, type ComponentOverrides } from '../../engine/components.js';
 import { startMetrics } from '../../metrics/index.js';
+import type { SinkRecord } from '../../sinks/sink.js';
 import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
 import { MySqlSource } from '../../source/mysql/mysql-source.js';
+import { applyTransforms, buildChain, TransformConfigError } from '../../transforms/index.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, loadCliConfig } from '../config-loader.js';
 import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
 
@@ -41,6 +43,8 @@ export function startCapture(
     overrides?: ComponentOverrides;
   } = {},
 ): CaptureHandle {
+  // Built first so a bad transforms.* configuration fails at start-up, before anything connects.
+  const chain = buildChain(config.transforms);
   const components = buildComponents(config, logger, opts.stdout, opts.overrides);
   const source = new MySqlSource({
     config,
@@ -59,6 +63,7 @@ export function startCapture(
     maxQueueSizeInBytes: config.engine.maxQueueSizeInBytes,
     offsetFlushIntervalMs: config.offsets.flushIntervalMs,
     ...(opts.onDelivered ? { onDelivered: opts.onDelivered } : {}),
+    ...(chain.steps.length > 0 ? { transform: (records: SinkRecord[]) => applyTransforms(chain, records) } : {}),
   });
   const abort = new AbortController();
   const done = task
@@ -97,10 +102,19 @@ export const runCommand: Command = {
       stream: io.stderr,
       base: { connector: config.name },
     });
-    const handle = startCapture(config, logger, {
-      ...(untilIdle !== undefined ? { untilIdleMs: untilIdle } : {}),
-      stdout: io.stdout,
-    });
+    let handle: CaptureHandle;
+    try {
+      handle = startCapture(config, logger, {
+        ...(untilIdle !== undefined ? { untilIdleMs: untilIdle } : {}),
+        stdout: io.stdout,
+      });
+    } catch (err) {
+      if (err instanceof TransformConfigError) {
+        io.stderr.write(`${err.message}\n`);
+        return ExitCode.USAGE;
+      }
+      throw err;
+    }
     // EMF lines go to stdout (CloudWatch extracts them from the task's log stream); stderr when stdout is the sink.
     const metrics =
       config.metrics.emfEnabled || config.metrics.httpPort !== null
