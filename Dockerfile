@@ -11,8 +11,11 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 
 # ---- runtime
 FROM public.ecr.aws/docker/library/node:20-bookworm-slim AS runtime
+# V8 grows its heap lazily up to its limit; the capture's live data is bounded by max.queue.size(.in.bytes),
+# so a heap cap keeps RSS near that bound instead of wherever V8 stops (bench/streaming: ~460 MB → ~260 MB).
+# Raise it together with max.queue.size.in.bytes and the task's memory.
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--enable-source-maps
+    NODE_OPTIONS="--enable-source-maps --max-old-space-size=256"
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --chown=root:root package.json tsconfig.json ./

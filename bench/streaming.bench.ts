@@ -27,7 +27,16 @@ const PROFILE = process.env.STREAMING_BENCH_PROFILE
 async function readOnce(mode: StreamingMode, job: StreamingJob): Promise<StreamingResult> {
   const { stdout } = await exec(
     process.execPath,
-    [...PROFILE, '--import', 'tsx', join(here, 'support', 'streaming-reader.ts'), mode, JSON.stringify(job)],
+    // Ours runs with the capture image's heap cap (Dockerfile NODE_OPTIONS); zongji with Node's defaults.
+    [
+      ...PROFILE,
+      ...(mode === 'ours' ? ['--max-old-space-size=256'] : []),
+      '--import',
+      'tsx',
+      join(here, 'support', 'streaming-reader.ts'),
+      mode,
+      JSON.stringify(job),
+    ],
     { maxBuffer: 1 << 20 },
   );
   const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as StreamingResult;

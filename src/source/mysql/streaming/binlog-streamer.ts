@@ -241,7 +241,9 @@ export class BinlogStreamer {
         const pair = event.rows[i] as { before: Row; after: Row };
         records = builder.update(pair.before, pair.after, source, tx);
       }
-      const offset = t.offsetInTransaction(i + 1);
+      // One checkpoint per rows event (its last row) keeps allocation off the per-row path; a restart inside
+      // the event re-delivers at most that event's rows (at-least-once), never loses them.
+      const offset = i === n - 1 ? t.offsetInTransaction(i + 1) : null;
       for (let r = 0; r < records.length; r++) {
         await emit({ record: records[r], offset: r === records.length - 1 ? offset : null });
       }
