@@ -126,7 +126,7 @@ async function captureWhileWriting(opts: { aggregation: boolean; faults: boolean
     }),
   );
   const client = kinesisClient(kinesalite().endpoint);
-  const faults = opts.faults ? injectFaults(client, 7, 5) : null;
+  const faults = opts.faults ? injectFaults(client, 3, 4) : null;
   const writer = await ChangeWriter.open(server, name, rows, 0xc0ffee + (opts.faults ? 1 : 0));
   const { logger, lines } = capturingLogger();
   writer.start();
@@ -191,8 +191,8 @@ test('injected partial PutRecords failures and throttling (aggregated): nothing 
     `events ${a.dataEvents}, kinesis records ${consumer.kinesisRecords}, PutRecords calls ${faults!.calls}, ` +
       `failed entries ${faults!.failedEntries}, throttled calls ${faults!.throttledCalls}`,
   );
-  assert.ok(faults!.failedEntries > 20, `failed entries injected: ${faults!.failedEntries}`);
-  assert.ok(faults!.throttledCalls > 3, `throttled calls injected: ${faults!.throttledCalls}`);
+  assert.ok(faults!.failedEntries >= 10, `failed entries injected: ${faults!.failedEntries}`);
+  assert.ok(faults!.throttledCalls >= 5, `throttled calls injected: ${faults!.throttledCalls}`);
   assert.deepEqual(stateDiff(expected, a.state).slice(0, 10), []);
   assert.equal(a.state.size, expected.size);
   assert.deepEqual(a.orderViolations.slice(0, 10), []);
