@@ -25,6 +25,7 @@ export class FileSink implements Sink {
   async start(): Promise<void> {
     try {
       await mkdir(dirname(this.options.path), { recursive: true });
+      await cutTornTail(this.options.path);
       this.fh = await open(this.options.path, 'a');
     } catch (err) {
       throw new SinkError(
@@ -85,4 +86,38 @@ export class StdoutSink implements Sink {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * A process killed in the middle of a write can leave a partial last line; appending after it would glue the next
+ * record onto it. Cut the file back to its last newline (the partial record is re-delivered: its offset was not
+ * committed).
+ */
+async function cutTornTail(path: string): Promise<void> {
+  let fh: Awaited<ReturnType<typeof open>>;
+  try {
+    fh = await open(path, 'r+');
+  } catch {
+    return; // no file yet
+  }
+  try {
+    const { size } = await fh.stat();
+    if (size === 0) return;
+    const chunk = Buffer.alloc(Math.min(size, 1 << 20));
+    let end = size;
+    while (end > 0) {
+      const len = Math.min(chunk.length, end);
+      await fh.read(chunk, 0, len, end - len);
+      const nl = chunk.subarray(0, len).lastIndexOf(0x0a);
+      if (nl >= 0) {
+        const keep = end - len + nl + 1;
+        if (keep < size) await fh.truncate(keep);
+        return;
+      }
+      end -= len;
+    }
+    await fh.truncate(0);
+  } finally {
+    await fh.close();
+  }
 }

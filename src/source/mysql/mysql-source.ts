@@ -167,6 +167,11 @@ export class MySqlSource implements ChangeSource {
     await history.initializeStorage();
     const entries = await history.recover();
     let seq = entries.reduce((m, e) => Math.max(m, e.seq), 0);
+    for (const e of entries) {
+      const last = this.lastHistoryPosition;
+      if (!last || e.position.file > last.file || (e.position.file === last.file && e.position.pos > last.pos))
+        this.lastHistoryPosition = { file: e.position.file, pos: e.position.pos };
+    }
     const trackerOptions = {
       ...trackerOptionsFor(server),
       skipUnparseableDdl: config.schemaHistory.skipUnparseableDdl,
@@ -298,6 +303,7 @@ export class MySqlSource implements ChangeSource {
         eventDeserializationFailureHandlingMode: config.engine.eventDeserializationFailureHandlingMode,
         flavor: server.flavor === 'mariadb' ? 'mariadb' : 'mysql',
         logger,
+        historyRecordedUpTo: this.lastHistoryPosition,
         onEvent: (event) => {
           this.lastEventAt = Date.now();
           if (event.header.timestamp > 0) this.stats.lastEventTsMs = event.header.timestamp * 1000;
@@ -368,6 +374,8 @@ export class MySqlSource implements ChangeSource {
   }
 
   private heartbeatGate: () => boolean = () => true;
+  /** Binlog position of the newest schema-history entry at start (DDLs up to it are not recorded again). */
+  private lastHistoryPosition: { file: string; pos: number } | null = null;
 
   private startChunkedRunner(
     ctx: SourceContext,

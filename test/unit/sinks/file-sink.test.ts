@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,4 +73,19 @@ test('StdoutSink writes the same lines to the given stream', async () => {
   await sink.send(records);
   await sink.close();
   assert.equal(chunks.join(''), records.map(recordLine).join(''));
+});
+
+test('FileSink cuts a torn last line (a killed writer) before appending', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'file-sink-torn-'));
+  const path = join(dir, 'out.ndjson');
+  writeFileSync(path, '{"topic":"a","key":null,"value":null}\n{"topic":"b","ke');
+  const sink = new FileSink({ path });
+  await sink.start();
+  await sink.send([{ topic: 'c', key: null, value: '{"x":1}', sizeBytes: 7 }]);
+  await sink.close();
+  const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+  assert.deepEqual(
+    lines.map((l) => (JSON.parse(l) as { topic: string }).topic),
+    ['a', 'c'],
+  );
 });

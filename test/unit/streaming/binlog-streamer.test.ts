@@ -156,3 +156,45 @@ test('rows of tables outside the filter are not emitted but offsets still advanc
   assert.equal(items.filter((i) => i.record).length, 0);
   assert.equal(items.at(-1)?.offset?.pos, 34);
 });
+
+test('DDLs replayed after a restart are applied again but not recorded in history twice', async () => {
+  const recorded: number[] = [];
+  const applied: string[] = [];
+  const events = [
+    ev({ type: 'QUERY', query: 'ALTER TABLE t ADD c INT', database: 'db', threadId: 1 }),
+    ev({ type: 'QUERY', query: 'ALTER TABLE t ADD d INT', database: 'db', threadId: 1 }),
+  ];
+  const streamer = new BinlogStreamer(
+    {
+      decode: (raw) => events[raw[0]],
+      schema: {
+        getTable: () => table,
+        applyDdl: (ddl) => {
+          applied.push(ddl);
+          return { tableChanges: [{ type: 'ALTER', id: 'db.t', table }], ignored: false };
+        },
+      },
+      history: { ...history, record: async (e: SchemaHistoryEntry) => void recorded.push(e.position.pos) },
+      records,
+      tableFilter: () => true,
+      skippedOperations: new Set(),
+      includeSchemaChanges: false,
+      includeQuery: false,
+      eventDeserializationFailureHandlingMode: 'fail',
+      flavor: 'mariadb',
+      logger: silentLogger,
+      historyRecordedUpTo: { file: 'bin.000001', pos: 4 },
+    },
+    { file: 'bin.000001', pos: 4 },
+    1,
+  );
+  for (let i = 0; i < events.length; i++) {
+    const position = 4 + i * 10;
+    await streamer.handle(
+      { raw: Buffer.from([i]), file: 'bin.000001', position, nextPosition: position + 10 },
+      async () => {},
+    );
+  }
+  assert.equal(applied.length, 2, 'both DDLs applied to the schema');
+  assert.deepEqual(recorded, [14], 'only the DDL after the recorded history position is recorded');
+});

@@ -28,6 +28,11 @@ export interface RawBinlogEvent {
 const ROTATE_EVENT = 4;
 
 export interface BinlogStreamerOptions {
+  /**
+   * Position of the last DDL already in schema history. DDLs at or before it are re-applied to the schema after a
+   * restart from an earlier offset, but not recorded again, so history does not grow with each replay.
+   */
+  historyRecordedUpTo?: { file: string; pos: number } | null;
   decode(raw: Buffer): BinlogEvent;
   schema: SchemaPort;
   history: SchemaHistory;
@@ -180,7 +185,10 @@ export class BinlogStreamer {
         ddl: sql,
         tableChanges: applied.tableChanges,
       };
-      await this.options.history.record(entry);
+      const upTo = this.options.historyRecordedUpTo;
+      const replayed = upTo && (t.file < upTo.file || (t.file === upTo.file && t.eventPos <= upTo.pos));
+      if (replayed) this.historySeq--;
+      else await this.options.history.record(entry);
       if (this.options.includeSchemaChanges && this.touchesCapturedTables(entry)) {
         const record = this.options.records.schemaChange(entry, this.sourceInfo(0));
         if (record) await emit({ record, offset: null });
