@@ -11,12 +11,13 @@ import type { CdcConfig } from '../../config/types.js';
 import type { ChangeSource, SourceContext } from '../../engine/capture-task.js';
 import type { SourceOffset } from '../../stores/offset-store.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../../stores/schema-history.js';
-import { BinlogDecoder, type ColumnHint } from './binlog/decoder.js';
+import { BinlogDecoder, type ColumnHint, type TableMapEvent } from './binlog/decoder.js';
 import { ResilientBinlogStream } from './binlog/replication/index.js';
 import { createRecordFactory, eventOptionsFromConfig } from './record-factory.js';
 import type { TableDef } from './schema/model.js';
 import { loadSchema, readServerInfo, type ServerInfo, trackerOptionsFor } from './schema/schema-loader.js';
 import { SchemaTracker } from './schema/schema-tracker.js';
+import { checkTableMap, type TableMapInfo } from './schema/table-map-check.js';
 import {
   ChunkedSnapshotRunner,
   type ChunkTableState,
@@ -304,6 +305,8 @@ export class MySqlSource implements ChangeSource {
         flavor: server.flavor === 'mariadb' ? 'mariadb' : 'mysql',
         logger,
         historyRecordedUpTo: this.lastHistoryPosition,
+        checkTableMap: (def, map) => checkTableMap(def, tableMapInfo(map)).map((m) => m.message),
+        inconsistentSchemaHandlingMode: config.engine.inconsistentSchemaHandlingMode,
         onEvent: (event) => {
           this.lastEventAt = Date.now();
           if (event.header.timestamp > 0) this.stats.lastEventTsMs = event.header.timestamp * 1000;
@@ -653,6 +656,18 @@ export class MySqlSource implements ChangeSource {
 
 function positionLeq(a: { file: string; pos: number }, b: { file: string; pos: number }): boolean {
   return a.file < b.file || (a.file === b.file && a.pos <= b.pos);
+}
+
+/** The TABLE_MAP facts the schema cross-check compares (names, signedness, ENUM/SET values when logged). */
+function tableMapInfo(map: TableMapEvent): TableMapInfo {
+  const cols = map.columns;
+  const info: TableMapInfo = { columnCount: map.columnCount, columnTypes: cols.map((c) => c.realType) };
+  if (cols.every((c) => c.name !== undefined)) info.columnNames = cols.map((c) => c.name ?? '');
+  if (cols.some((c) => c.unsigned !== undefined)) info.signedness = cols.map((c) => c.unsigned === true);
+  if (cols.some((c) => c.enumValues)) info.enumValues = cols.map((c) => c.enumValues ?? null);
+  if (cols.some((c) => c.setValues)) info.setValues = cols.map((c) => c.setValues ?? null);
+  if (map.primaryKey) info.primaryKey = map.primaryKey.map((k) => k.column);
+  return info;
 }
 
 /** Column facts for servers that log no TABLE_MAP metadata (binlog_row_metadata=MINIMAL/none on old servers). */

@@ -198,3 +198,44 @@ test('DDLs replayed after a restart are applied again but not recorded in histor
   assert.equal(applied.length, 2, 'both DDLs applied to the schema');
   assert.deepEqual(recorded, [14], 'only the DDL after the recorded history position is recorded');
 });
+
+test('inconsistent.schema.handling.mode: fail names the position; skip drops the event and goes on', async () => {
+  allEvents = transaction([[1]], 5);
+  const make = (mode: 'fail' | 'skip') =>
+    new BinlogStreamer(
+      {
+        decode: (raw) => allEvents[raw[0]],
+        schema: { getTable: () => table, applyDdl: () => ({ tableChanges: [], ignored: true }) },
+        history,
+        records,
+        tableFilter: () => true,
+        skippedOperations: new Set(),
+        includeSchemaChanges: false,
+        includeQuery: false,
+        eventDeserializationFailureHandlingMode: 'fail',
+        flavor: 'mariadb',
+        logger: silentLogger,
+        checkTableMap: () => ['db.t: column 1 is named x in the binlog but y in the schema'],
+        inconsistentSchemaHandlingMode: mode,
+      },
+      null,
+      0,
+    );
+  const feed = async (s: BinlogStreamer) => {
+    const out: QueueItem[] = [];
+    for (let i = 0; i < allEvents.length; i++) {
+      const position = 4 + i * 10;
+      await s.handle(
+        { raw: Buffer.from([i]), file: 'bin.000001', position, nextPosition: position + 10 },
+        async (it) => {
+          out.push(it);
+        },
+      );
+    }
+    return out;
+  };
+  await assert.rejects(feed(make('fail')), /bin\.000001:24.*named x.*inconsistent\.schema\.handling\.mode/);
+  const skipped = await feed(make('skip'));
+  assert.equal(skipped.filter((i) => i.record).length, 0);
+  assert.equal(skipped.at(-1)?.offset?.pos, 44, 'the offset still moves past the transaction');
+});

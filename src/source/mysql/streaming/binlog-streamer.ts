@@ -9,7 +9,8 @@ import type { QueueItem } from '../../../engine/queue-item.js';
 import type { SinkRecord } from '../../../sinks/sink.js';
 import type { SourceOffset } from '../../../stores/offset-store.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../../../stores/schema-history.js';
-import type { BinlogEvent, QueryEvent, RowsEvent } from '../binlog/events.js';
+import type { BinlogEvent, QueryEvent, RowsEvent, TableMapEvent } from '../binlog/events.js';
+import type { TableDef } from '../schema/model.js';
 import type { Row } from '../values.js';
 import type { RecordFactory, SchemaPort, SourceInfo } from './ports.js';
 import { TransactionTracker } from './transaction-tracker.js';
@@ -33,6 +34,10 @@ export interface BinlogStreamerOptions {
    * restart from an earlier offset, but not recorded again, so history does not grow with each replay.
    */
   historyRecordedUpTo?: { file: string; pos: number } | null;
+  /** Compares a TABLE_MAP with the schema model; returns the mismatches (empty when consistent). */
+  checkTableMap?: (def: TableDef, map: TableMapEvent) => string[];
+  /** inconsistent.schema.handling.mode: what to do with row events that do not match the schema. @default 'fail' */
+  inconsistentSchemaHandlingMode?: 'fail' | 'warn' | 'skip';
   decode(raw: Buffer): BinlogEvent;
   schema: SchemaPort;
   history: SchemaHistory;
@@ -61,6 +66,7 @@ export class BinlogStreamer {
   lastEventEnd = { file: '', pos: 0 };
   eventsSeen = 0;
   private lastOffset: SourceOffset | null;
+  private readonly checked = new WeakMap<TableMapEvent, WeakMap<TableDef, string | null>>();
   private connections = 0;
   eventsFiltered = 0;
   committedTransactions = 0;
@@ -229,11 +235,20 @@ export class BinlogStreamer {
     const op = event.type === 'WRITE_ROWS' ? 'c' : event.type === 'DELETE_ROWS' ? 'd' : 'u';
     if (this.options.skippedOperations.has(op)) return;
     const def = this.options.schema.getTable(database, table);
-    if (!def) {
-      throw new CdcError(
-        'SCHEMA_INCONSISTENT',
-        `row change for ${database}.${table} at ${t.file}:${t.eventPos} but its schema is unknown; the schema history does not cover this table. Restart with snapshot.mode=recovery to rebuild it`,
-      );
+    const problem = def
+      ? this.schemaMismatch(def, event.table)
+      : `its schema is unknown (the schema history does not cover ${database}.${table}); restart with snapshot.mode=recovery to rebuild it`;
+    if (problem !== null || !def) {
+      const message = `row change for ${database}.${table} at ${t.file}:${t.eventPos}: ${problem}`;
+      const mode = this.options.inconsistentSchemaHandlingMode ?? 'fail';
+      if (mode === 'fail') {
+        throw new CdcError(
+          'SCHEMA_INCONSISTENT',
+          `${message}. Set inconsistent.schema.handling.mode=warn or skip to continue past such events (their changes are lost)`,
+        );
+      }
+      if (mode === 'warn') this.options.logger.warn('skipping a row event that does not match the schema', { message });
+      return;
     }
     const builder = this.options.records.forTable(def);
     const source = this.sourceInfo(0);
@@ -256,6 +271,24 @@ export class BinlogStreamer {
         await emit({ record: records[r], offset: r === records.length - 1 ? offset : null });
       }
     }
+  }
+
+  /** TABLE_MAP vs schema model, checked once per (TABLE_MAP, definition) pair: null when they agree. */
+  private schemaMismatch(def: TableDef, map: TableMapEvent): string | null {
+    const check = this.options.checkTableMap;
+    if (!check) return null;
+    let byDef = this.checked.get(map);
+    if (!byDef) {
+      byDef = new WeakMap();
+      this.checked.set(map, byDef);
+    }
+    let verdict = byDef.get(def);
+    if (verdict === undefined) {
+      const problems = check(def, map);
+      verdict = problems.length === 0 ? null : problems.join('; ');
+      byDef.set(def, verdict);
+    }
+    return verdict;
   }
 
   private sourceInfo(row: number): SourceInfo {
