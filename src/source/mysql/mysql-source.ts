@@ -12,11 +12,11 @@ import type { ChangeSource, SourceContext } from '../../engine/capture-task.js';
 import type { SourceOffset } from '../../stores/offset-store.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../../stores/schema-history.js';
 import { BinlogDecoder, type ColumnHint, type TableMapEvent } from './binlog/decoder.js';
-import { ResilientBinlogStream } from './binlog/replication/index.js';
+import { BinlogReplicationClient, ResilientBinlogStream } from './binlog/replication/index.js';
 import { createRecordFactory, eventOptionsFromConfig } from './record-factory.js';
 import type { TableDef } from './schema/model.js';
 import { loadSchema, readServerInfo, type ServerInfo, trackerOptionsFor } from './schema/schema-loader.js';
-import { SchemaTracker } from './schema/schema-tracker.js';
+import { SchemaTracker, type SchemaTrackerOptions } from './schema/schema-tracker.js';
 import { checkTableMap, type TableMapInfo } from './schema/table-map-check.js';
 import {
   ChunkedSnapshotRunner,
@@ -203,6 +203,13 @@ export class MySqlSource implements ChangeSource {
       const chunked = config.snapshot.chunked && includeData && mode !== 'initial_only';
       if (config.snapshot.chunked && mode === 'initial_only')
         logger.info('snapshot.chunked needs streaming to reconcile chunks; initial_only uses the consistent snapshot');
+      // A snapshot interrupted earlier left its start position in the offset: the binlog between that position
+      // and the new snapshot's is replayed first, so rows the interrupted snapshot published and that were
+      // deleted or changed since get their events (else consumers keep stale rows).
+      const interrupted =
+        !chunked && includeData && offset?.snapshot === true
+          ? { from: offset, entries, trackerOptions, flavor: server.flavor }
+          : null;
       const result = await this.snapshot(
         ctx,
         records,
@@ -213,6 +220,7 @@ export class MySqlSource implements ChangeSource {
           seq = s;
         },
         chunked,
+        interrupted,
       ).catch((err: unknown) => {
         this.snap.aborted = true;
         this.snap.running = false;
@@ -536,6 +544,92 @@ export class MySqlSource implements ChangeSource {
     }
   }
 
+  /**
+   * Emits the captured changes between an interrupted snapshot's position and the new one (`to`), decoded with
+   * the schema the interrupted snapshot recorded. Records only: their offsets would claim a finished snapshot.
+   * Returns the schema-history sequence after any DDL in the window.
+   */
+  private async replayWindow(
+    ctx: SourceContext,
+    interrupted: InterruptedSnapshot,
+    to: { file: string; pos: number },
+    records: RecordFactory,
+    seq: number,
+  ): Promise<number> {
+    const { config, logger } = this.options;
+    const from = interrupted.from;
+    const reached = (file: string, pos: number) => file > to.file || (file === to.file && pos >= to.pos);
+    if (reached(from.file, from.pos)) return seq;
+    if (!(await this.binlogFileExists(from.file))) {
+      logger.warn(
+        'the interrupted snapshot started at a binlog position that was purged; rows it published and that changed since may be stale downstream',
+        { from: `${from.file}:${from.pos}` },
+      );
+      return seq;
+    }
+    const tracker = SchemaTracker.fromHistory(
+      interrupted.entries.filter((e) => positionLeq(e.position, from)),
+      interrupted.trackerOptions,
+    );
+    const decoder = new BinlogDecoder({
+      columnHints: (db, table, count) => hintsFor(tracker.getTable(db, table), count),
+      includeColumns: (db, table) => this.filter(db, table),
+    });
+    const streamer = new BinlogStreamer(
+      {
+        decode: (raw) => decoder.decode(raw),
+        schema: {
+          getTable: (db, t) => tracker.getTable(db, t),
+          applyDdl: (ddl, db, pos) => {
+            const applied = tracker.applyDdl(ddl, db, pos);
+            decoder.invalidateTableCache();
+            return applied;
+          },
+        },
+        history: this.options.history,
+        records,
+        tableFilter: this.filter,
+        skippedOperations: config.events.skippedOperations,
+        includeSchemaChanges: config.events.includeSchemaChanges,
+        includeQuery: config.events.includeQuery,
+        eventDeserializationFailureHandlingMode: config.engine.eventDeserializationFailureHandlingMode,
+        flavor: interrupted.flavor === 'mariadb' ? 'mariadb' : 'mysql',
+        logger,
+        historyRecordedUpTo: this.lastHistoryPosition,
+      },
+      { file: from.file, pos: from.pos, ...(from.gtids ? { gtids: from.gtids } : {}) },
+      seq,
+    );
+    const client = new BinlogReplicationClient({
+      connection: async () =>
+        ((await this.options.connect()) as unknown as { connection: CallbackConnection }).connection,
+      serverId: config.database.serverId,
+      start: { file: from.file, pos: from.pos },
+      logger,
+    });
+    let emitted = 0;
+    try {
+      for await (const ev of client) {
+        if (ctx.signal.aborted) break;
+        if (!ev.artificial && reached(ev.file, ev.position)) break;
+        await streamer.handle(ev, async (item) => {
+          if (!item.record) return;
+          emitted++;
+          await ctx.emit({ record: item.record, offset: null });
+        });
+        if (!ev.artificial && ev.nextPosition > 0 && reached(ev.file, ev.nextPosition)) break;
+      }
+    } finally {
+      await client.stop().catch(() => {});
+    }
+    logger.info('replayed the binlog between an interrupted snapshot and the new one', {
+      from: `${from.file}:${from.pos}`,
+      to: `${to.file}:${to.pos}`,
+      records: emitted,
+    });
+    return streamer.historySequence;
+  }
+
   private async snapshot(
     ctx: SourceContext,
     records: RecordFactory,
@@ -544,6 +638,7 @@ export class MySqlSource implements ChangeSource {
     seqStart: number,
     setSeq: (s: number) => void,
     chunked = false,
+    interrupted: InterruptedSnapshot | null = null,
   ): Promise<SourceOffset> {
     const { config, logger, history } = this.options;
     let createStatements = new Map<string, string>();
@@ -591,6 +686,20 @@ export class MySqlSource implements ChangeSource {
       emitter: {
         onSchema: async (tables, pos) => {
           position = pos;
+          // Replayed DDLs are older than this snapshot's schema, so they go into history before it.
+          if (interrupted) seq = await this.replayWindow(ctx, interrupted, pos, records, seq);
+          if (!chunked) {
+            const started = interrupted?.from ?? { file: pos.file, pos: pos.pos, gtids: pos.gtids ?? undefined };
+            await ctx.emit({
+              record: null,
+              offset: {
+                file: started.file,
+                pos: started.pos,
+                ...(started.gtids ? { gtids: started.gtids } : {}),
+                snapshot: true,
+              },
+            });
+          }
           for (const t of tables) tracker.putTable(t);
           for (const t of tables) {
             const id = `${t.database}.${t.name}`;
@@ -652,6 +761,14 @@ export class MySqlSource implements ChangeSource {
     logger.info('snapshot completed', { rows: result.totalRows, ms: result.durationMs, lock: result.lockMode });
     return done;
   }
+}
+
+/** An initial snapshot that was interrupted: where it started, and what is needed to replay from there. */
+interface InterruptedSnapshot {
+  from: SourceOffset;
+  entries: SchemaHistoryEntry[];
+  trackerOptions: SchemaTrackerOptions;
+  flavor: string;
 }
 
 function positionLeq(a: { file: string; pos: number }, b: { file: string; pos: number }): boolean {

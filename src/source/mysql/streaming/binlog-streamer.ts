@@ -81,6 +81,11 @@ export class BinlogStreamer {
     this.historySeq = historySeqStart;
   }
 
+  /** Sequence number of the last schema-history entry this streamer assigned. */
+  get historySequence(): number {
+    return this.historySeq;
+  }
+
   /** The last offset handed out: where a reconnect must resume so nothing is lost or repeated. */
   get resumeOffset(): SourceOffset | null {
     return this.lastOffset;
