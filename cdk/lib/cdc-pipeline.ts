@@ -372,6 +372,9 @@ export class CdcPipeline extends Construct {
     set('metrics.http.port', String(metricsPort));
     set('log.format', 'json');
     set('aws.region', Stack.of(this).region);
+    // The task reads the secret itself (not as ECS secrets) so it can read it again after a rotation: on an
+    // access-denied error it re-reads the secret once and reconnects, without a restart.
+    set('database.secret.arn', db.secret.secretArn);
 
     this.container = this.taskDefinition.addContainer('capture', {
       image:
@@ -381,10 +384,6 @@ export class CdcPipeline extends Construct {
         }),
       command: ['run'],
       environment,
-      secrets: {
-        CDC_DATABASE_USER: ecs.Secret.fromSecretsManager(db.secret, 'username'),
-        CDC_DATABASE_PASSWORD: ecs.Secret.fromSecretsManager(db.secret, 'password'),
-      },
       logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: 'capture' }),
       healthCheck: {
         command: [
@@ -543,6 +542,7 @@ export class CdcPipeline extends Construct {
     this.offsetsTable.grant(role, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     this.schemaHistoryTable.grant(role, 'dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem');
     this.leaseTable.grant(role, 'dynamodb:UpdateItem');
+    db.secret.grantRead(role);
     if (db.iamAuth) {
       const user = db.iamAuthUser ?? CDC_PIPELINE_DEFAULTS.iamAuthUser;
       if (db.cluster) db.cluster.grantConnect(role, user);

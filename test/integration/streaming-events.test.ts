@@ -172,3 +172,28 @@ test('heartbeats: records on __debezium-heartbeat.<prefix>; offset advances past
     await handle.done;
   }
 });
+
+test('heartbeat.action.query runs on every heartbeat, so an idle source still writes binlog events', async () => {
+  const server = db();
+  const name = await server.createDatabase('hbq');
+  await server.query(`CREATE TABLE ${name}.heartbeat (id INT PRIMARY KEY, beats INT NOT NULL)`);
+  const env = captureEnv(server, name, {
+    'heartbeat.interval.ms': '150',
+    'heartbeat.action.query': `INSERT INTO ${name}.heartbeat VALUES (1, 1) ON DUPLICATE KEY UPDATE beats = beats + 1`,
+  });
+  const handle = startCapture(env.config, silentLogger, {});
+  try {
+    const deadline = Date.now() + 15_000;
+    let beats = 0;
+    while (Date.now() < deadline && (beats < 3 || changes(env.lines(), 'heartbeat').length < 3)) {
+      const [row] = await server.query<Array<{ beats: number }>>(`SELECT beats FROM ${name}.heartbeat WHERE id = 1`);
+      beats = row?.beats ?? 0;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(beats >= 3, `the action query ran ${beats} times`);
+    assert.ok(changes(env.lines(), 'heartbeat').length >= 3, 'its writes are captured like any change');
+  } finally {
+    handle.stop();
+    await handle.done;
+  }
+});

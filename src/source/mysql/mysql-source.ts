@@ -380,6 +380,8 @@ export class MySqlSource implements ChangeSource {
       await stream.stop().catch(() => {});
       await this.statusConn?.end().catch(() => {});
       this.statusConn = null;
+      await this.heartbeatConn?.end().catch(() => {});
+      this.heartbeatConn = null;
       this.stats.phase = 'stopped';
     }
   }
@@ -434,11 +436,34 @@ export class MySqlSource implements ChangeSource {
   private startHeartbeats(ctx: SourceContext, records: RecordFactory, streamer: BinlogStreamer): NodeJS.Timeout | null {
     const every = this.options.config.engine.heartbeatIntervalMs;
     if (every <= 0) return null;
+    const actionQuery = this.options.config.engine.heartbeatActionQuery;
+    let acting = false;
     return setInterval(() => {
+      // heartbeat.action.query writes to the source so an idle database still produces binlog events (and the
+      // lag/"no events" alarms keep meaning something); failures are logged, never fatal.
+      if (actionQuery && !acting && !ctx.signal.aborted) {
+        acting = true;
+        void this.runHeartbeatAction(actionQuery).finally(() => {
+          acting = false;
+        });
+      }
       if (!this.heartbeatGate() || streamer.tracker.inTransaction || ctx.signal.aborted) return;
       const offset = streamer.resumeOffset;
       void ctx.emit({ record: records.heartbeat(Date.now()), offset }).catch(() => {});
     }, every);
+  }
+
+  private heartbeatConn: PromiseConnection | null = null;
+
+  private async runHeartbeatAction(sql: string): Promise<void> {
+    try {
+      this.heartbeatConn ??= await this.options.connect();
+      await this.heartbeatConn.query(sql);
+    } catch (err) {
+      this.options.logger.warn('heartbeat.action.query failed', { error: errorMessage(err) });
+      await this.heartbeatConn?.end().catch(() => {});
+      this.heartbeatConn = null;
+    }
   }
 
   private async binlogFileExists(file: string): Promise<boolean> {

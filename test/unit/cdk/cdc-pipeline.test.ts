@@ -182,16 +182,18 @@ describe('capture service', () => {
     template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 
-  test('container: run command, secrets from the secret fields, /health check, CPU and memory', () => {
+  test('container: run command, the secret ARN (read by the task, re-read on rotation), /health check, CPU and memory', () => {
     const [[, td]] = ofType('AWS::ECS::TaskDefinition');
     assert.equal(td.Properties.Cpu, '512');
     assert.equal(td.Properties.Memory, '1024');
     const [c] = td.Properties.ContainerDefinitions as Json[];
     assert.deepEqual(c.Command, ['run']);
-    assert.deepEqual(c.Secrets, [
-      { Name: 'CDC_DATABASE_USER', ValueFrom: `${SECRET_ARN}:username::` },
-      { Name: 'CDC_DATABASE_PASSWORD', ValueFrom: `${SECRET_ARN}:password::` },
-    ]);
+    assert.equal(c.Secrets, undefined, 'no credentials in the task definition');
+    const env = c.Environment as Array<{ Name: string; Value: unknown }>;
+    assert.deepEqual(
+      env.find((e) => e.Name === 'CDC_DATABASE_SECRET_ARN'),
+      { Name: 'CDC_DATABASE_SECRET_ARN', Value: SECRET_ARN },
+    );
     const hc = c.HealthCheck as { Command: string[]; StartPeriod: number };
     assert.equal(hc.Command[0], 'CMD-SHELL');
     assert.match(hc.Command[1], /fetch\('http:\/\/127\.0\.0\.1:8080\/health'\)/);
@@ -202,7 +204,7 @@ describe('capture service', () => {
   test('the container environment is a valid connector configuration for the app', () => {
     const [[, td]] = ofType('AWS::ECS::TaskDefinition');
     const [c] = td.Properties.ContainerDefinitions as Json[];
-    const vars: Record<string, string> = { CDC_DATABASE_USER: 'cdc', CDC_DATABASE_PASSWORD: 'pw' };
+    const vars: Record<string, string> = {};
     for (const { Name, Value } of c.Environment as Array<{ Name: string; Value: unknown }>)
       vars[Name] = typeof Value === 'string' ? Value : `resolved-${Name.toLowerCase().replace(/_/g, '-')}`;
     const config = loadConfig({ env: vars });
@@ -305,7 +307,7 @@ describe('IAM', () => {
       }
   });
 
-  test('task role: exactly the calls the app makes, on the stream and tables only', () => {
+  test('task role: exactly the calls the app makes, on the stream, tables and database secret only', () => {
     const roleId = Object.keys(resources).find((k) => /CdcTaskDefinitionTaskRole[0-9A-F]{8}$/.test(k))!;
     const policy = ofType('AWS::IAM::Policy').find(([, r]) => JSON.stringify(r.Properties.Roles).includes(roleId))![1];
     const statements = (
@@ -326,13 +328,16 @@ describe('IAM', () => {
       'kinesis:PutRecord',
       'kinesis:PutRecords',
       'kms:GenerateDataKey',
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
     ]);
+    assert.equal(byAction.get('secretsmanager:GetSecretValue'), JSON.stringify(SECRET_ARN));
     assert.match(byAction.get('kinesis:PutRecords')!, /CdcStream[0-9A-F]{8}","Arn"/);
     assert.match(byAction.get('kms:GenerateDataKey')!, /CdcKey[0-9A-F]{8}","Arn"/);
     assert.match(byAction.get('dynamodb:Query')!, /CdcSchemaHistoryTable/);
   });
 
-  test('execution role reads only the database secret', () => {
+  test('only the database secret is readable, by any role', () => {
     const secretStatements = policies()
       .flatMap((p) => p.statements)
       .filter((st) => JSON.stringify(st.Action).includes('secretsmanager:'));
