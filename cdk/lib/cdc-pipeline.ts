@@ -15,7 +15,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  Annotations,
   aws_cloudwatch as cloudwatch,
   aws_cloudwatch_actions as cwActions,
   Duration,
@@ -67,11 +66,14 @@ export interface CdcDatabaseProps {
    * @default - no ingress rule is added for `host`
    */
   readonly securityGroup?: ec2.ISecurityGroup;
-  /** Secrets Manager secret in the RDS layout (`username`, `password`): injected as ECS secrets. */
+  /**
+   * Secrets Manager secret in the RDS layout (`username`, `password`): the task reads it by ARN at start and again
+   * after an access-denied error (rotation). Not used with `iamAuth`.
+   */
   readonly secret: secretsmanager.ISecret;
   /**
-   * Grant the task `rds-db:connect` for `iamAuthUser` (RDS IAM authentication). The capture app does not yet
-   * generate IAM auth tokens, so the secret's password is still what it uses.
+   * Sign in with RDS IAM authentication tokens as `iamAuthUser` (created `IDENTIFIED WITH AWSAuthenticationPlugin`)
+   * instead of the secret's password; grants the task `rds-db:connect` for that user. Needs TLS.
    * @default false
    */
   readonly iamAuth?: boolean;
@@ -374,7 +376,11 @@ export class CdcPipeline extends Construct {
     set('aws.region', Stack.of(this).region);
     // The task reads the secret itself (not as ECS secrets) so it can read it again after a rotation: on an
     // access-denied error it re-reads the secret once and reconnects, without a restart.
-    set('database.secret.arn', db.secret.secretArn);
+    if (db.iamAuth) {
+      // Signs in as iamAuthUser with 15-minute IAM tokens (TLS required): no password anywhere.
+      set('database.iam.authentication', 'true');
+      set('database.user', db.iamAuthUser ?? D.iamAuthUser);
+    } else set('database.secret.arn', db.secret.secretArn);
 
     this.container = this.taskDefinition.addContainer('capture', {
       image:
@@ -542,16 +548,12 @@ export class CdcPipeline extends Construct {
     this.offsetsTable.grant(role, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     this.schemaHistoryTable.grant(role, 'dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem');
     this.leaseTable.grant(role, 'dynamodb:UpdateItem');
-    db.secret.grantRead(role);
+    if (!db.iamAuth) db.secret.grantRead(role);
     if (db.iamAuth) {
       const user = db.iamAuthUser ?? CDC_PIPELINE_DEFAULTS.iamAuthUser;
       if (db.cluster) db.cluster.grantConnect(role, user);
       else if (db.instance) db.instance.grantConnect(role, user);
       else throw new Error('CdcPipeline: database.iamAuth needs database.cluster or database.instance');
-      Annotations.of(this).addWarningV2(
-        'serverless-cdc:iamAuthNotUsed',
-        'database.iamAuth grants rds-db:connect, but the capture app does not generate IAM auth tokens yet: it still signs in with the secret.',
-      );
     }
   }
 

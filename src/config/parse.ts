@@ -333,6 +333,13 @@ function build(values: Map<string, string>, problems: ConfigProblem[]): CdcConfi
     };
   }
 
+  const iamEnabled = r.bool('database.iam.authentication');
+  if (iamEnabled && r.enum('database.ssl.mode') === 'disabled')
+    r.add(
+      'database.ssl.mode',
+      'is disabled, but IAM authentication sends its token in clear text and RDS requires TLS for it.',
+      'set database.ssl.mode=verify_identity (or required) with database.ssl.ca pointing at the RDS CA bundle.',
+    );
   const secretRegion =
     r.str('database.secret.region') ?? (secretArn ? (ARN_REGION.exec(secretArn)?.[1] ?? awsRegion) : null);
   const config: CdcConfig = {
@@ -352,6 +359,7 @@ function build(values: Map<string, string>, problems: ConfigProblem[]): CdcConfi
       gtidSourceIncludes: r.regexes('gtid.source.includes'),
       gtidSourceExcludes: r.regexes('gtid.source.excludes'),
       secret: secretArn === null ? null : { arn: secretArn, region: secretRegion, resolved: false },
+      iam: { enabled: iamEnabled, region: r.str('database.iam.region') ?? awsRegion },
     },
     filters,
     snapshot: {

@@ -238,6 +238,20 @@ export const PROPERTIES: readonly PropertyDef[] = [
     description: 'Region of the Secrets Manager secret.',
   },
   {
+    name: 'database.iam.authentication',
+    type: 'boolean',
+    group: 'database',
+    default: 'false',
+    description:
+      'Sign in with an RDS/Aurora IAM authentication token (15-minute, from the AWS credential chain) instead of a password; needs TLS (database.ssl.mode not disabled) and a database user created for IAM.',
+  },
+  {
+    name: 'database.iam.region',
+    type: 'string',
+    group: 'database',
+    description: 'Region of the database for IAM tokens; defaults to aws.region, then the SDK default chain.',
+  },
+  {
     name: 'database.ssl.mode',
     type: 'enum',
     group: 'database',

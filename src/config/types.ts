@@ -62,6 +62,8 @@ export interface DatabaseConfig {
   /** GTID source UUID filters (`gtid.source.includes/excludes`). */
   readonly gtidSourceIncludes: readonly RegExp[] | null;
   readonly gtidSourceExcludes: readonly RegExp[] | null;
+  /** `database.iam.authentication`: sign in with RDS IAM tokens; `region` null = the SDK default chain. */
+  readonly iam: { readonly enabled: boolean; readonly region: string | null };
   /** `database.secret.arn`; `resolved` turns true once `resolveSecrets` has merged it. */
   readonly secret: { readonly arn: string; readonly region: string | null; readonly resolved: boolean } | null;
 }

@@ -26,9 +26,28 @@ export function connectionOptionsFor(config: CdcConfig): DatabaseConnectionOptio
   };
 }
 
+/** Produces an RDS IAM authentication token for host/port/user (injectable for tests). */
+export type IamTokenProvider = (o: {
+  hostname: string;
+  port: number;
+  username: string;
+  region: string | null;
+}) => Promise<string>;
+
+const defaultIamTokens: IamTokenProvider = async (o) => {
+  const { Signer } = await import('@aws-sdk/rds-signer');
+  const { region, ...where } = o;
+  return new Signer({ ...where, ...(region ? { region } : {}) }).getAuthToken();
+};
+
+/** Tokens live 15 minutes; a fresh one is taken after 10 so a connection never starts with one about to expire. */
+const IAM_TOKEN_REUSE_MS = 10 * 60_000;
+
 export interface ConnectionFactoryOptions {
   config: CdcConfig;
   logger: Logger;
+  /** RDS IAM token provider (tests); default: @aws-sdk/rds-signer with the standard credential chain. */
+  iamTokens?: IamTokenProvider;
   /** Injected Secrets Manager client (tests). */
   secretsClient?: SecretsClient;
   /** Injected opener (tests). */
@@ -41,7 +60,7 @@ export function createConnectionFactory(options: ConnectionFactoryOptions): () =
   let refreshing: Promise<void> | null = null;
   const refresh = async () => {
     const secret = options.config.database.secret;
-    if (!secret) return;
+    if (!secret) return; // IAM only: a new token is taken below
     // Mark the secret unresolved on a copy so resolveSecrets reads it again.
     const unresolved = {
       ...options.config,
@@ -51,18 +70,36 @@ export function createConnectionFactory(options: ConnectionFactoryOptions): () =
     current = connectionOptionsFor(fresh);
     options.logger.info('re-read database credentials from Secrets Manager after an authentication failure');
   };
+  const iam = options.config.database.iam;
+  let token: { value: string; at: number } | null = null;
+  const withIamToken = async (o: DatabaseConnectionOptions): Promise<DatabaseConnectionOptions> => {
+    if (!iam.enabled) return o;
+    if (!token || Date.now() - token.at > IAM_TOKEN_REUSE_MS) {
+      const value = await (options.iamTokens ?? defaultIamTokens)({
+        hostname: o.host,
+        port: o.port,
+        username: o.user,
+        region: iam.region,
+      });
+      token = { value, at: Date.now() };
+    }
+    return { ...o, password: token.value };
+  };
   return async () => {
     try {
-      return await open(current);
+      return await open(await withIamToken(current));
     } catch (err) {
       const canRefresh =
-        err instanceof DatabaseConnectionError && err.reason === 'access_denied' && options.config.database.secret;
+        err instanceof DatabaseConnectionError &&
+        err.reason === 'access_denied' &&
+        (options.config.database.secret !== null || iam.enabled);
       if (!canRefresh) throw err;
       refreshing ??= refresh().finally(() => {
         refreshing = null;
       });
       await refreshing;
-      return open(current);
+      token = null;
+      return open(await withIamToken(current));
     }
   };
 }

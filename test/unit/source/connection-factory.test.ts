@@ -58,3 +58,49 @@ test('other connection errors are not retried and do not touch the secret', asyn
   await assert.rejects(connect(), /ECONNREFUSED/);
   assert.equal(sm.calls, 1);
 });
+
+test('database.iam.authentication signs in with an RDS IAM token instead of the password, reused across connects', async () => {
+  const config = parseConfig({
+    'topic.prefix': 't',
+    'database.hostname': 'db.cluster-x.eu-west-1.rds.amazonaws.com',
+    'database.user': 'cdc_iam',
+    'database.server.id': '1',
+    'database.ssl.mode': 'verify_identity',
+    'database.iam.authentication': 'true',
+    'database.iam.region': 'eu-west-1',
+  });
+  const asked: Array<{ hostname: string; port: number; username: string; region: string | null }> = [];
+  const passwords: string[] = [];
+  const connect = createConnectionFactory({
+    config,
+    logger: silentLogger,
+    iamTokens: async (o) => {
+      asked.push(o);
+      return `token-${asked.length}`;
+    },
+    open: async (o: DatabaseConnectionOptions) => {
+      passwords.push(o.password);
+      return {} as Connection;
+    },
+  });
+  await connect();
+  await connect();
+  assert.deepEqual(passwords, ['token-1', 'token-1']);
+  assert.deepEqual(asked, [
+    { hostname: 'db.cluster-x.eu-west-1.rds.amazonaws.com', port: 3306, username: 'cdc_iam', region: 'eu-west-1' },
+  ]);
+});
+
+test('IAM authentication without TLS is a configuration error naming the fix', () => {
+  assert.throws(
+    () =>
+      parseConfig({
+        'topic.prefix': 't',
+        'database.hostname': 'h',
+        'database.user': 'u',
+        'database.ssl.mode': 'disabled',
+        'database.iam.authentication': 'true',
+      }),
+    /database\.ssl\.mode[\s\S]*verify_identity/,
+  );
+});
