@@ -25,6 +25,16 @@ export interface MetricsSourceStats {
   snapshotCompletedAtMs?: number;
   /** GTID set of the last committed position, when the server uses GTIDs. */
   gtids?: string | null;
+  /**
+   * Debezium-named snapshot views, when the source keeps them (MySqlSource does, including chunked snapshots that
+   * run while streaming); they take precedence over what is derived from the fields above.
+   */
+  readonly TotalTableCount?: number;
+  readonly RemainingTableCount?: number;
+  readonly RowsScanned?: number;
+  readonly SnapshotRunning?: boolean;
+  readonly SnapshotCompleted?: boolean;
+  readonly SnapshotDurationInSeconds?: number;
   /** Schema history progress, when the history store exposes it. */
   schemaHistoryChangesApplied?: number;
   schemaHistoryStatus?: string;
@@ -81,12 +91,12 @@ export class MetricsCollector {
     const behind = st.lastEventTsMs > 0 ? Math.max(0, now - sinceLast - st.lastEventTsMs) : 0;
 
     const values: Partial<Record<MetricName, number>> = {
-      [SnapshotMetric.TotalTableCount]: total,
-      [SnapshotMetric.RemainingTableCount]: remaining,
-      [SnapshotMetric.RowsScanned]: st.snapshotRows,
-      [SnapshotMetric.SnapshotRunning]: running ? 1 : 0,
-      [SnapshotMetric.SnapshotCompleted]: completed ? 1 : 0,
-      [SnapshotMetric.SnapshotDurationInSeconds]: Math.round(duration * 1000) / 1000,
+      [SnapshotMetric.TotalTableCount]: st.TotalTableCount ?? total,
+      [SnapshotMetric.RemainingTableCount]: st.RemainingTableCount ?? remaining,
+      [SnapshotMetric.RowsScanned]: st.RowsScanned ?? st.snapshotRows,
+      [SnapshotMetric.SnapshotRunning]: (st.SnapshotRunning ?? running) ? 1 : 0,
+      [SnapshotMetric.SnapshotCompleted]: (st.SnapshotCompleted ?? completed) ? 1 : 0,
+      [SnapshotMetric.SnapshotDurationInSeconds]: Math.round((st.SnapshotDurationInSeconds ?? duration) * 1000) / 1000,
       [StreamingMetric.MilliSecondsBehindSource]: behind,
       [StreamingMetric.MilliSecondsSinceLastEvent]: Math.max(0, sinceLast),
       [StreamingMetric.TotalNumberOfEventsSeen]: st.eventsSeen,

@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import { startCapture } from '../../src/cli/commands/run.js';
 import { silentLogger } from '../../src/common/logger.js';
 import {
+  ALL_METRIC_NAMES,
   CONNECTOR_DIMENSION,
-  CORE_METRIC_NAMES,
   type EmfDocument,
   EmfProperty,
   METRIC_DEFINITIONS,
@@ -69,7 +69,7 @@ test('a real capture run emits valid EMF lines with exactly the shared metric na
     for (const dim of d.Dimensions[0]) assert.equal(typeof doc[dim], 'string', `dimension ${dim} has a value`);
     assert.equal(doc[CONNECTOR_DIMENSION], env.config.name);
     // Exactly the shared names (the CDK alarms and dashboard import the same constants).
-    assert.deepEqual(d.Metrics.map((m) => m.Name).sort(), [...CORE_METRIC_NAMES].sort());
+    assert.deepEqual(d.Metrics.map((m) => m.Name).sort(), [...ALL_METRIC_NAMES].sort());
     for (const m of d.Metrics) {
       assert.equal(m.Unit, METRIC_DEFINITIONS[m.Name as MetricName].unit);
       assert.ok(Number.isFinite(doc[m.Name]), `${m.Name} has a numeric top-level value`);

@@ -59,6 +59,10 @@ export interface MySqlSourceStats {
   snapshotCompletedAtMs: number;
   /** GTID set of the last resume position (null when the server logs none). */
   gtids: string | null;
+  /** Debezium's schema history metrics: RECOVERING while the schema is rebuilt, RUNNING while streaming. */
+  schemaHistoryStatus: 'STOPPED' | 'RECOVERING' | 'RUNNING';
+  /** Schema changes applied from history at start plus DDLs recorded while streaming. */
+  schemaHistoryChangesApplied: number;
   // Debezium snapshot metric names (read-only views; the chunked snapshot keeps them current while streaming).
   readonly TotalTableCount: number;
   readonly RemainingTableCount: number;
@@ -88,6 +92,8 @@ export class MySqlSource implements ChangeSource {
     snapshotStartedAtMs: 0,
     snapshotCompletedAtMs: 0,
     gtids: null,
+    schemaHistoryStatus: 'STOPPED',
+    schemaHistoryChangesApplied: 0,
   } as MySqlSourceStats;
   private readonly progress = SnapshotProgress.forStderr();
   private readonly snap = {
@@ -242,7 +248,9 @@ export class MySqlSource implements ChangeSource {
         if (offset === null) offset = await this.currentPosition();
       } else {
         const upTo = entries.filter((e) => positionLeq(e.position, offset!));
+        this.stats.schemaHistoryStatus = 'RECOVERING';
         tracker = SchemaTracker.fromHistory(upTo, trackerOptions);
+        this.stats.schemaHistoryChangesApplied = upTo.length;
         logger.info('schema recovered from history', { entries: upTo.length, tables: tracker.tables().length });
       }
     }
@@ -353,6 +361,8 @@ export class MySqlSource implements ChangeSource {
     };
     this.heartbeatGate = () => emitting === 0;
     logger.info('streaming from the binlog', { file: start.file, pos: start.pos, gtids: start.gtids });
+    this.stats.schemaHistoryStatus = 'RUNNING';
+    const appliedAtStart = this.stats.schemaHistoryChangesApplied;
     try {
       for await (const ev of stream) {
         if (ctx.signal.aborted) break;
@@ -371,6 +381,7 @@ export class MySqlSource implements ChangeSource {
         st.gtids = streamer.resumeOffset?.gtids ?? st.gtids;
         st.connected = stream.state.connected;
         st.disconnects = stream.state.disconnects;
+        st.schemaHistoryChangesApplied = appliedAtStart + (streamer.historySequence - seq);
       }
     } finally {
       if (heartbeat) clearInterval(heartbeat);
@@ -383,6 +394,7 @@ export class MySqlSource implements ChangeSource {
       await this.heartbeatConn?.end().catch(() => {});
       this.heartbeatConn = null;
       this.stats.phase = 'stopped';
+      this.stats.schemaHistoryStatus = 'STOPPED';
     }
   }
 
