@@ -104,6 +104,14 @@ test('kill -9 at six points (snapshot, streaming, inside big transactions): noth
   const segments: Segment[] = [];
   const children: CaptureChild[] = [];
   let from = 0;
+  // The snapshots that get killed read slowly (a per-row SLEEP in the select override), so the kill always lands
+  // inside them however fast the machine is; the third, completed snapshot reads at full speed.
+  const slowSnapshot = [
+    '--set',
+    `snapshot.select.statement.overrides=${name}.items`,
+    '--set',
+    `snapshot.select.statement.overrides.${name}.items=SELECT * FROM \`${name}\`.\`items\` WHERE SLEEP(0.0005) = 0`,
+  ];
   const launch = (label: string, args: string[] = []) => {
     const child = new CaptureChild(config, label, args);
     children.push(child);
@@ -131,7 +139,7 @@ test('kill -9 at six points (snapshot, streaming, inside big transactions): noth
     };
 
     // 1. Inside the first snapshot.
-    let c = launch('run1');
+    let c = launch('run1', slowSnapshot);
     await c.waitForLog('snapshot position established', 20_000);
     writer.start();
     await consumer.waitForCount(between(2_000, 6_000), 30_000);
@@ -139,7 +147,7 @@ test('kill -9 at six points (snapshot, streaming, inside big transactions): noth
     await snapshotStarted('killed during the 1st snapshot');
 
     // 2. Inside the second snapshot (it starts over after replaying the window since the first one started).
-    c = launch('run2');
+    c = launch('run2', slowSnapshot);
     await c.waitForLog('snapshot position established', 20_000);
     await consumer.waitForCount(from + between(2_000, 8_000), 30_000);
     await kill(c, 'snapshot (2nd attempt)');
