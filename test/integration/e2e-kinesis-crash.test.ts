@@ -108,9 +108,9 @@ test('kill -9 at six points (snapshot, streaming, inside big transactions): noth
   // inside them however fast the machine is; the third, completed snapshot reads at full speed.
   const slowSnapshot = [
     '--set',
-    `snapshot.select.statement.overrides=${name}.items`,
+    `snapshot.select.statement.overrides=${name}.${TABLE}`,
     '--set',
-    `snapshot.select.statement.overrides.${name}.items=SELECT * FROM \`${name}\`.\`items\` WHERE SLEEP(0.0005) = 0`,
+    `snapshot.select.statement.overrides.${name}.${TABLE}=SELECT * FROM \`${name}\`.\`${TABLE}\` WHERE SLEEP(0.0005) = 0`,
   ];
   const launch = (label: string, args: string[] = []) => {
     const child = new CaptureChild(config, label, args);
