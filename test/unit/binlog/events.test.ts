@@ -186,6 +186,68 @@ describe('GTIDs', () => {
     assert.ok(tv.type === 'PREVIOUS_GTIDS');
     assert.equal(tv.gtidSet, '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-3:abc:10');
   });
+  // GTID_TAGGED_LOG_EVENT bytes encoded by hand from libs/mysql/serialization/readme.md (varlen: the count of
+  // trailing one bits + 1 is the byte count, the value sits above them; signed values zig-zag first).
+  const TAGGED_FIELDS = [
+    [0x00, 0x02], // 0 flags = 1
+    [0x02, ...[0x7c, 0x22, 0xe9, 0x03, 0x8e, 0xe2, 0x29, 0x03, 0x22, 0x85, 0x03, 0x79, 0x02, 0x66, 0x21, 0x03]],
+    [...[0x14, 0xa5, 0x02, 0x84, 0x55, 0x02, 0xc4]], // 1 uuid 3e11fa47-…: 16 varlen bytes (0xfa -> e9 03)
+    [0x04, 0x5c], // 2 gno 23 (signed: 46, then 46 << 1)
+    [0x06, 0x0a, ...str('mytag')], // 3 tag: length 5 -> 0x0a
+    [0x08, 0x14], // 4 last_committed 5
+    [0x0a, 0x61, 0x09], // 5 sequence_number 300 (signed 600, 2 bytes: 600 << 2 | 0b01)
+    [0x0c, 0x7f, 0x1c, 0xf3, 0xb8, 0x14, 0x24, 0x4a, 0x06], // 6 immediate_commit_timestamp 1770368687207196
+    [0x0e, 0x7f, 0xc0, 0xc9, 0xb5, 0x14, 0x24, 0x4a, 0x06], // 7 original_commit_timestamp 1770368687000000
+    [0x10, 0xa1, 0x04], // 8 transaction_length 296
+    [0x12, 0x83, 0xd0, 0x09], // 9 immediate_server_version 80400 (3 bytes: 80400 << 3 | 0b011)
+    [0x16, 0x0e], // 11 commit_group_ticket 7 (10, original_server_version, left out = same as immediate)
+  ].flat();
+  const taggedBody = (fields: number[], lastNonIgnorable = 0) => {
+    const size = 3 + fields.length; // version + size + last non-ignorable id + fields (all one byte here)
+    assert.ok(size < 128);
+    return [0x02, size << 1, lastNonIgnorable << 1, ...fields];
+  };
+  it('GTID_TAGGED_LOG_EVENT (8.3+): hand-encoded serialization bytes decode to a tagged GtidEvent', () => {
+    const ev = new BinlogDecoder().decode(buildEvent(EventType.GTID_TAGGED, taggedBody(TAGGED_FIELDS)));
+    assert.ok(ev.type === 'GTID');
+    assert.equal(ev.header.typeCode, 42);
+    const { header: _h, ...rest } = ev;
+    assert.deepEqual(rest, {
+      type: 'GTID',
+      commitFlag: true,
+      uuid: '3e11fa47-71ca-11e1-9e33-c80aa9429562',
+      tag: 'mytag',
+      gno: 23,
+      gtid: '3e11fa47-71ca-11e1-9e33-c80aa9429562:mytag:23',
+      lastCommitted: 5,
+      sequenceNumber: 300,
+      immediateCommitTimestamp: 1770368687207196,
+      originalCommitTimestamp: 1770368687000000,
+      transactionLength: 296,
+      immediateServerVersion: 80400,
+      originalServerVersion: 80400,
+    });
+  });
+  it('GTID_TAGGED_LOG_EVENT: CRC32 footer, skipped optional fields, unknown fields', () => {
+    const d = new BinlogDecoder();
+    d.setChecksum('CRC32');
+    // Only flags, uuid, gno, tag: the rest missing; a trailing ignorable field 12 from a newer server is skipped.
+    const fields = TAGGED_FIELDS.slice(0, 2 + 24 + 2 + 7);
+    const ev = d.decode(buildEvent(EventType.GTID_TAGGED, taggedBody([...fields, 0x18, 0x07, 0x55]), { crc: true }));
+    assert.ok(ev.type === 'GTID');
+    assert.equal(ev.gtid, '3e11fa47-71ca-11e1-9e33-c80aa9429562:mytag:23');
+    assert.equal(ev.immediateCommitTimestamp, undefined);
+    assert.equal(ev.transactionLength, undefined);
+    // A non-ignorable field this decoder does not know (last non-ignorable id 13 = field 12) is refused.
+    assert.throws(
+      () => d.decode(buildEvent(EventType.GTID_TAGGED, taggedBody([...fields, 0x18, 0x07], 13), { crc: true })),
+      (err: unknown) => err instanceof BinlogDecodeError && /non-ignorable field 12/.test(err.message),
+    );
+    // A message size past the end of the event is a decode error, not a misread.
+    const body = taggedBody(fields);
+    body[1] = 100 << 1;
+    assert.throws(() => new BinlogDecoder().decode(buildEvent(EventType.GTID_TAGGED, body)), BinlogDecodeError);
+  });
   it('MariaDB GTID (standalone, commit id) and GTID_LIST', () => {
     const d = new BinlogDecoder();
     const g = d.decode(

@@ -145,3 +145,27 @@ export function rowsV2Body(
     ...images.flat(),
   ];
 }
+
+/** mysql::serialization unsigned varlen integer (libs/mysql/serialization/readme.md), for values < 2^53. */
+export function varlen(n: number): number[] {
+  const bits = n === 0 ? 0 : Math.floor(Math.log2(n)) + 1;
+  const bytes = bits === 0 ? 1 : 1 + Math.floor((bits - 1) / 7); // 7 value bits per byte
+  if (bytes > 7) throw new Error('test helper: value too large');
+  const v = n * 2 ** bytes + (2 ** (bytes - 1) - 1);
+  const out: number[] = [];
+  for (let i = 0, x = v; i < bytes; i++, x = Math.floor(x / 256)) out.push(x % 256);
+  return out;
+}
+
+/** Minimal GTID_TAGGED_LOG_EVENT body: flags, uuid, gno, tag (the fields a transaction start needs). */
+export function taggedGtidBody(uuidHex: string, tag: string, gno: number): number[] {
+  const fields = [
+    ...[0, ...varlen(1)],
+    ...[1 << 1, ...[...Buffer.from(uuidHex.replace(/-/g, ''), 'hex')].flatMap((b) => varlen(b))],
+    ...[2 << 1, ...varlen(gno * 2)],
+    ...[3 << 1, ...varlen(tag.length), ...str(tag)],
+  ];
+  const size = 3 + fields.length;
+  if (size >= 128) throw new Error('test helper: message too long for a one-byte size');
+  return [...varlen(1), ...varlen(size), ...varlen(0), ...fields];
+}

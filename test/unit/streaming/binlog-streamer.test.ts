@@ -3,12 +3,15 @@ import { test } from 'node:test';
 import { silentLogger } from '../../../src/common/logger.js';
 import type { QueueItem } from '../../../src/engine/queue-item.js';
 import type { SinkRecord } from '../../../src/sinks/sink.js';
+import { BinlogDecoder } from '../../../src/source/mysql/binlog/decoder.js';
+import { EventType } from '../../../src/source/mysql/binlog/event-types.js';
 import type { BinlogEvent } from '../../../src/source/mysql/binlog/events.js';
 import type { TableDef } from '../../../src/source/mysql/schema/model.js';
 import { BinlogStreamer } from '../../../src/source/mysql/streaming/binlog-streamer.js';
 import type { RecordFactory, SourceInfo } from '../../../src/source/mysql/streaming/ports.js';
 import type { Row } from '../../../src/source/mysql/values.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../../../src/stores/schema-history.js';
+import { buildEvent, taggedGtidBody } from '../binlog/helpers.js';
 
 // The streamer's logic (transactions, offsets, resume skipping, filtering) is tested on hand-built decoded
 // events; decoding itself is tested on real binlog bytes elsewhere. `decode` looks the event up by index.
@@ -238,4 +241,41 @@ test('inconsistent.schema.handling.mode: fail names the position; skip drops the
   const skipped = await feed(make('skip'));
   assert.equal(skipped.filter((i) => i.record).length, 0);
   assert.equal(skipped.at(-1)?.offset?.pos, 44, 'the offset still moves past the transaction');
+});
+
+test('a tagged GTID (MySQL 8.4 GTID_TAGGED_LOG_EVENT) opens the transaction; offsets carry the tagged GTID set', async () => {
+  const decoder = new BinlogDecoder();
+  const gtid = decoder.decode(
+    buildEvent(EventType.GTID_TAGGED, taggedGtidBody('3e11fa47-71ca-11e1-9e33-c80aa9429562', 'batch_1', 23)),
+  );
+  assert.ok(gtid.type === 'GTID' && gtid.gtid === '3e11fa47-71ca-11e1-9e33-c80aa9429562:batch_1:23');
+  const txn = (g: BinlogEvent, ids: number[]) => [
+    g,
+    ev({ type: 'QUERY', query: 'BEGIN', database: '', threadId: 7 }),
+    ev({ type: 'WRITE_ROWS', table: tableMap, rows: ids.map((id) => [id]) }),
+    ev({ type: 'XID', xid: 1n }),
+  ];
+  const untagged = ev({ type: 'GTID', gtid: '3e11fa47-71ca-11e1-9e33-c80aa9429562:11', uuid: '', gno: 11 });
+  allEvents = [...txn(gtid, [1, 2]), ...txn(untagged, [3])];
+  const start = { file: 'bin.000001', pos: 4, gtids: '3E11FA47-71CA-11E1-9E33-C80AA9429562:1-10:batch_1:1-22' };
+  const items = await runStreamer(allEvents, start);
+  const rowOffsets = items.filter((i) => i.record && i.offset).map((i) => i.offset?.gtids);
+  const commits = items.filter((i) => !i.record && i.offset).map((i) => [i.offset?.pos, i.offset?.gtids]);
+  // Inside the transaction the set is the one before it; the commit adds the tagged GTID to its own tag's intervals.
+  assert.deepEqual(rowOffsets, [
+    '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-10:batch_1:1-22',
+    '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-10:batch_1:1-23',
+  ]);
+  assert.deepEqual(commits, [
+    [44, '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-10:batch_1:1-23'],
+    [84, '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-11:batch_1:1-23'],
+  ]);
+  // The row's transaction position is the tagged GTID event's.
+  assert.deepEqual(
+    items.filter((i) => i.record && i.offset).map((i) => [i.offset?.pos, i.offset?.event, i.offset?.row]),
+    [
+      [4, 0, 2],
+      [44, 0, 1],
+    ],
+  );
 });

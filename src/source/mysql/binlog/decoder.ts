@@ -11,6 +11,8 @@
  * - `setChecksum('CRC32'|'NONE')`: the live transport states the checksum before any FORMAT_DESCRIPTION arrives.
  * - `invalidateTableCache()`: drop compiled decoders after `columnHints` answers change (e.g. DDL).
  * - TRANSACTION_PAYLOAD events expose their inner events decoded (`events`).
+ * - GTID_TAGGED_LOG_EVENT (MySQL 8.3+) decodes to the same `GtidEvent` as GTID_EVENT (`type: 'GTID'`, `tag` set,
+ *   `gtid` = "uuid:tag:gno"; `header.typeCode` tells them apart).
  * - Rows: `rows: Row[]` (WRITE/DELETE) or `{ before, after }[]` (UPDATE / PARTIAL_UPDATE); absent columns in a
  *   partial image are `undefined`. Buffer values are views into the event buffer (no copy; BINARY(n) values stored
  *   shorter than n are padded copies).
@@ -25,7 +27,7 @@ import type { ColumnHint } from './column-decoders.js';
 import { BinlogChecksumError, BinlogDecodeError, BinlogEncryptedError, BinlogUnsupportedEventError } from './errors.js';
 import { CHECKSUM_LENGTH, EventType, eventTypeName, HEADER_LENGTH, LOG_EVENT_IGNORABLE_F } from './event-types.js';
 import type { BinlogEvent, ChecksumAlgorithm, EventHeader, FormatDescriptionEvent } from './events.js';
-import { decodeGtid, decodeMariadbGtid, decodeMariadbGtidList, decodePreviousGtids } from './gtid.js';
+import { decodeGtid, decodeMariadbGtid, decodeMariadbGtidList, decodePreviousGtids, decodeTaggedGtid } from './gtid.js';
 import { decodeQuery } from './query.js';
 import { compileTableDecoder, decodeRowsEvent, type RowsKind, type TableDecoder } from './rows.js';
 import { decodeTableMap, type TableMapEvent } from './table-map.js';
@@ -96,7 +98,6 @@ const OTHER_TYPES = new Set<number>([
   EventType.EXECUTE_LOAD_QUERY,
   EventType.TRANSACTION_CONTEXT,
   EventType.VIEW_CHANGE,
-  EventType.GTID_TAGGED,
 ]);
 
 interface CachedTable {
@@ -298,6 +299,8 @@ export class BinlogDecoder {
         return decodeGtid(r, header, false);
       case EventType.ANONYMOUS_GTID:
         return decodeGtid(r, header, true);
+      case EventType.GTID_TAGGED:
+        return decodeTaggedGtid(r, header);
       case EventType.PREVIOUS_GTIDS:
         return decodePreviousGtids(r, header);
       case EventType.TRANSACTION_PAYLOAD:

@@ -20,6 +20,7 @@ export function readVarlenUint(r: ByteReader): number {
   let ones = 0;
   while (ones < 8 && first & (1 << ones)) ones++;
   if (ones === 8) {
+    r.need(9, 'varlen integer');
     r.skip(1);
     return r.u64n();
   }
@@ -60,6 +61,145 @@ export function decodeGtid(r: ByteReader, header: EventHeader, anonymous: boolea
     const v = r.u32();
     ev.immediateServerVersion = v & 0x7fffffff;
     ev.originalServerVersion = v & 0x80000000 && r.remaining >= 4 ? r.u32() : ev.immediateServerVersion;
+  }
+  return ev;
+}
+
+/** Field ids of GTID_TAGGED_LOG_EVENT (Gtid_event::define_fields, libs/mysql/binlog/event/control_events.h). */
+const TaggedField = {
+  FLAGS: 0,
+  UUID: 1,
+  GNO: 2,
+  TAG: 3,
+  LAST_COMMITTED: 4,
+  SEQUENCE_NUMBER: 5,
+  IMMEDIATE_COMMIT_TS: 6,
+  ORIGINAL_COMMIT_TS: 7,
+  TRANSACTION_LENGTH: 8,
+  IMMEDIATE_SERVER_VERSION: 9,
+  ORIGINAL_SERVER_VERSION: 10,
+  COMMIT_GROUP_TICKET: 11,
+} as const;
+
+/** mysql::serialization signed varlen integer: zig-zag (sign in bit 0), then the unsigned encoding. */
+export function readVarlenInt(r: ByteReader): number {
+  const u = readVarlenUint(r);
+  const magnitude = Math.floor(u / 2);
+  return u % 2 === 1 ? -magnitude - 1 : magnitude;
+}
+
+/**
+ * GTID_TAGGED_LOG_EVENT (type 42, MySQL 8.3+): the same facts as GTID_EVENT in mysql::serialization form
+ * (libs/mysql/serialization/readme.md):
+ *   serialization format version (varlen, 1) · message size (varlen; bytes from the version byte to the end of
+ *   the last field) · last non-ignorable field id (varlen) · { field id (varlen) · field data }.
+ * Field data: flags u8 and the 16 UUID bytes as varlen unsigned integers each; gno, last_committed and
+ * sequence_number as signed varlen; the tag as varlen length + bytes; timestamps, transaction length and server
+ * versions as unsigned varlen. Optional fields (original commit timestamp / server version, commit group ticket)
+ * are left out when equal to their immediate counterparts / unused; unknown (newer) field ids are skipped by size.
+ */
+export function decodeTaggedGtid(r: ByteReader, header: EventHeader): GtidEvent {
+  const start = r.pos;
+  r.need(3, 'GTID_TAGGED message header');
+  const version = readVarlenUint(r);
+  const size = readVarlenUint(r);
+  // Last non-ignorable field id + 1 (0 when all are ignorable): a newer server's field we must understand.
+  const lastNonIgnorable = readVarlenUint(r);
+  if (lastNonIgnorable > TaggedField.COMMIT_GROUP_TICKET + 1) {
+    throw new BinlogDecodeError(
+      `GTID_TAGGED event has non-ignorable field ${lastNonIgnorable - 1} this decoder does not know (serialization version ${version}); upgrade serverless-cdc`,
+    );
+  }
+  const end = start + size;
+  if (size < r.pos - start || end > r.end) {
+    throw new BinlogDecodeError(
+      `GTID_TAGGED message size ${size} does not fit the event (${r.end - start} bytes; serialization version ${version})`,
+    );
+  }
+  const saved = r.end;
+  r.end = end;
+  let commitFlag = false;
+  let uuid = '';
+  let gno = 0;
+  let tag = '';
+  let immediate: number | undefined;
+  let original: number | undefined;
+  let immediateVersion: number | undefined;
+  let originalVersion: number | undefined;
+  const ev = { type: 'GTID', header } as GtidEvent;
+  let lastId = -1;
+  while (r.remaining > 0) {
+    const id = readVarlenUint(r);
+    if (id <= lastId) throw new BinlogDecodeError(`GTID_TAGGED field id ${id} after field id ${lastId}`);
+    lastId = id;
+    switch (id) {
+      case TaggedField.FLAGS:
+        commitFlag = (readVarlenUint(r) & 1) !== 0;
+        break;
+      case TaggedField.UUID: {
+        const bytes = Buffer.alloc(16);
+        for (let i = 0; i < 16; i++) {
+          const b = readVarlenUint(r);
+          if (b > 0xff) throw new BinlogDecodeError(`GTID_TAGGED uuid byte ${i} is ${b}, not a byte`);
+          bytes[i] = b;
+        }
+        uuid = formatUuid(bytes, 0);
+        break;
+      }
+      case TaggedField.GNO:
+        gno = readVarlenInt(r);
+        break;
+      case TaggedField.TAG: {
+        const len = readVarlenUint(r);
+        r.need(len, 'GTID_TAGGED tag');
+        tag = r.buf.toString('utf8', r.pos, r.pos + len).toLowerCase();
+        r.skip(len);
+        break;
+      }
+      case TaggedField.LAST_COMMITTED:
+        ev.lastCommitted = readVarlenInt(r);
+        break;
+      case TaggedField.SEQUENCE_NUMBER:
+        ev.sequenceNumber = readVarlenInt(r);
+        break;
+      case TaggedField.IMMEDIATE_COMMIT_TS:
+        immediate = readVarlenUint(r);
+        break;
+      case TaggedField.ORIGINAL_COMMIT_TS:
+        original = readVarlenUint(r);
+        break;
+      case TaggedField.TRANSACTION_LENGTH:
+        ev.transactionLength = readVarlenUint(r);
+        break;
+      case TaggedField.IMMEDIATE_SERVER_VERSION:
+        immediateVersion = readVarlenUint(r);
+        break;
+      case TaggedField.ORIGINAL_SERVER_VERSION:
+        originalVersion = readVarlenUint(r);
+        break;
+      case TaggedField.COMMIT_GROUP_TICKET:
+        readVarlenUint(r);
+        break;
+      default:
+        // An ignorable field from a newer server: its encoding is unknown, so skip the rest of the message.
+        r.pos = end;
+    }
+  }
+  r.end = saved;
+  r.pos = end;
+  if (uuid === '') throw new BinlogDecodeError('GTID_TAGGED event without a source uuid');
+  ev.commitFlag = commitFlag;
+  ev.uuid = uuid;
+  if (tag) ev.tag = tag;
+  ev.gno = gno;
+  ev.gtid = tag ? `${uuid}:${tag}:${gno}` : `${uuid}:${gno}`;
+  if (immediate !== undefined) {
+    ev.immediateCommitTimestamp = immediate;
+    ev.originalCommitTimestamp = original ?? immediate;
+  }
+  if (immediateVersion !== undefined) {
+    ev.immediateServerVersion = immediateVersion;
+    ev.originalServerVersion = originalVersion ?? immediateVersion;
   }
   return ev;
 }
