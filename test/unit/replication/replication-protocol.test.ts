@@ -39,10 +39,53 @@ test('MySQL GTID sets encode as n_sids, then uuid, n_intervals and [start, end+1
   assert.equal(encodeMySqlGtidSet('').toString('hex'), u64(0));
 });
 
-test('GTID set parsing rejects garbage and (for now) tagged GTIDs with a clear message', () => {
+test('GTID set parsing rejects garbage with a clear message', () => {
   assert.throws(() => parseMySqlGtidSet('nope:1-2'), /not a server UUID/);
   assert.throws(() => parseMySqlGtidSet('3e11fa47-71ca-11e1-9e33-c80aa9429562:5-2'), /bad interval/);
-  assert.throws(() => parseMySqlGtidSet('3e11fa47-71ca-11e1-9e33-c80aa9429562:mytag:1-2'), /tagged GTIDs/);
+  assert.throws(() => parseMySqlGtidSet('3e11fa47-71ca-11e1-9e33-c80aa9429562:1-2:9tag:3'), /bad interval or tag/);
+  assert.throws(() => parseMySqlGtidSet('3e11fa47-71ca-11e1-9e33-c80aa9429562:1-2:mytag'), /has no intervals/);
+  assert.throws(
+    () => parseMySqlGtidSet(`3e11fa47-71ca-11e1-9e33-c80aa9429562:${'t'.repeat(33)}:1`),
+    /bad interval or tag/,
+  );
+});
+
+test('tagged GTID sets (MySQL 8.4) parse per (uuid, tag), lower-cased, intervals merged', () => {
+  assert.deepEqual(
+    parseMySqlGtidSet('3E11FA47-71CA-11E1-9E33-C80AA9429562:1-5:Blue:3:1-2,3e11fa47-71ca-11e1-9e33-c80aa9429562:6-7'),
+    [
+      { uuid: '3e11fa47-71ca-11e1-9e33-c80aa9429562', tag: '', intervals: [{ start: 1n, end: 7n }] },
+      { uuid: '3e11fa47-71ca-11e1-9e33-c80aa9429562', tag: 'blue', intervals: [{ start: 1n, end: 3n }] },
+    ],
+  );
+});
+
+test('tagged GTID sets encode in the tagged format of Gtid_set::encode (hand-derived vector)', () => {
+  // sql/rpl_gtid_set.cc encode_nsids_format(): tagged -> (1 << 56) | (n_sids << 8) | 1, i.e. 01 <n_sids: 6 bytes> 01.
+  // Tsid::encode_tsid(): uuid bytes, then the tag as a mysql::serialization string: varlen length (3 -> 0x06) and
+  // bytes; the untagged entry of the same uuid has the empty tag (0x00). Entries sorted by uuid, then tag.
+  const text = '4e11fa47-71ca-11e1-9e33-c80aa9429562:abc:7-9,3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5:abc:10';
+  const expected = [
+    '01' + '030000000000' + '01', // tagged format, 3 entries
+    '3e11fa4771ca11e19e33c80aa9429562',
+    '00', // no tag
+    u64(1),
+    u64(1),
+    u64(6),
+    '3e11fa4771ca11e19e33c80aa9429562',
+    '06' + '616263', // "abc"
+    u64(1),
+    u64(10),
+    u64(11),
+    '4e11fa4771ca11e19e33c80aa9429562',
+    '06' + '616263',
+    u64(1),
+    u64(7),
+    u64(10),
+  ].join('');
+  assert.equal(encodeMySqlGtidSet(text).toString('hex'), expected);
+  // A set without tags keeps the classic format every server accepts.
+  assert.equal(encodeMySqlGtidSet('3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5').subarray(0, 8).toString('hex'), u64(1));
 });
 
 function event(type: number, body: Buffer, opts: { ts?: number; logPos?: number; flags?: number } = {}): Buffer {
