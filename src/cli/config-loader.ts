@@ -15,14 +15,19 @@ export const CONFIG_OPTIONS = {
 export const CONFIG_USAGE = `  -c, --config <file>   configuration (.properties or .json); CDC_* environment variables add to it
   --set key=value       override one property (repeatable)`;
 
-/** Loads and validates; on a ConfigError prints every problem and returns null (exit code 2). */
+/**
+ * Loads and validates; on a ConfigError prints every problem and returns null (exit code 2). Start-up warnings
+ * (ignored Debezium/Kafka Connect keys, deprecated names) go to stderr.
+ */
 export async function loadCliConfig(args: ConfigArgs, io: CliIo): Promise<CdcConfig | null> {
   try {
-    return await loadConfigWithSecrets({
+    const config = await loadConfigWithSecrets({
       ...(args.config ? { file: args.config } : {}),
       env: io.env,
       ...(args.set ? { overrides: args.set } : {}),
     });
+    for (const w of config.warnings) io.stderr.write(`warning: ${w}\n`);
+    return config;
   } catch (err) {
     if (err instanceof ConfigError) {
       io.stderr.write(`${err.message}\n`);

@@ -21,7 +21,10 @@ function defaultText(p: PropertyDef): string {
 function notes(p: PropertyDef): string {
   const extra: string[] = [];
   if (p.requiredNote && (p.defaultNote || p.default !== undefined)) extra.push(`Required ${p.requiredNote}.`);
-  if (p.aliases?.length) extra.push(`Alias: ${p.aliases.map((a) => `\`${a}\``).join(', ')}.`);
+  if (p.aliases?.length)
+    extra.push(
+      `Alias: ${p.aliases.map((a) => `\`${a}\``).join(', ')} (deprecated Debezium name; accepted with a warning).`,
+    );
   if (p.valueAliases)
     extra.push(
       `Accepts ${Object.entries(p.valueAliases)
@@ -39,6 +42,10 @@ function notes(p: PropertyDef): string {
       );
   if (p.secret) extra.push('Secret: never printed.');
   return extra.length ? ` ${extra.join(' ')}` : '';
+}
+
+function harmlessText(p: PropertyDef): string {
+  return (p.harmlessValues ?? []).map((v) => (v === '' ? '(empty)' : `\`${v}\``)).join(', ');
 }
 
 /** Markdown reference of every property, one table per group. Deterministic (compared against the committed file). */
@@ -68,10 +75,48 @@ export function renderConfigDocs(): string {
     'Every mistake is reported at once, each with its property and a fix. Unknown properties get a',
     '"did you mean" suggestion. Secrets never appear in output, errors or logs.',
     '',
+    '## Bringing a Debezium configuration',
+    '',
+    'An existing Debezium MySQL connector configuration can be used as it is:',
+    '',
+    '- Kafka Connect REST JSON (`{"name": "inventory-connector", "config": {...}}`, as POSTed to `/connectors`) is',
+    '  read from `.json` files; the outer `name` becomes `name` unless `config` sets one.',
+    '- Debezium Server `application.properties`: `debezium.source.*` keys lose their prefix;',
+    '  `debezium.sink.type` becomes `sink.type`; `debezium.sink.kinesis.{region,endpoint}` become',
+    '  `sink.kinesis.*` and, as in Debezium Server, each topic goes to the Kinesis stream of the same name',
+    '  (`sink.kinesis.stream.name.template={topic}`) unless a stream name is configured;',
+    '  `debezium.sink.kafka.producer.*` become `sink.kafka.*`; `debezium.format.{key,value}.schemas.enable` become',
+    '  `{key,value}.converter.schemas.enable`; `debezium.transforms*` become `transforms*`. Other `debezium.*` and',
+    '  `quarkus.*` keys are ignored.',
+    '- Debezium 1.x names (`database.server.name`, `database.whitelist`, `table.blacklist`, `database.history*`, ...)',
+    '  are accepted as aliases, with a warning suggesting the new name.',
+    '- Kafka Connect, JDBC and Java-tuning settings are accepted and ignored: one start-up warning lists each such',
+    '  key and why (see the table near the end). Settings that would change the captured data but are not',
+    '  implemented are errors that say what to do instead. Misspelled names are still errors with a suggestion.',
+    '',
   ];
   for (const g of GROUPS) {
     const props = PROPERTIES.filter((p) => p.group === g.id);
     if (props.length === 0) continue;
+    if (g.id === 'ignored' || g.id === 'unsupported') {
+      const ignored = g.id === 'ignored';
+      out.push(
+        `## ${g.title}`,
+        '',
+        g.intro,
+        '',
+        ignored ? '| Property | Why it is ignored |' : '| Property | What to do instead | Accepted value |',
+        ignored ? '|---|---|' : '|---|---|---|',
+      );
+      for (const p of props)
+        out.push(
+          ignored
+            ? `| \`${cell(p.name)}\` | ${cell(p.ignored ?? '')} |`
+            : `| \`${cell(p.name)}\` | ${cell(p.unsupported ?? '')}${p.secret ? ' Secret: never printed.' : ''} | ${cell(harmlessText(p))} |`,
+        );
+      out.push('');
+      continue;
+    }
     out.push(`## ${g.title}`, '', g.intro, '', '| Property | Type | Default | Description |', '|---|---|---|---|');
     for (const p of props)
       out.push(
@@ -99,7 +144,9 @@ export function describeProperty(name: string): string {
   if (d) lines.push(`  default: ${d.replace(/\*\*|`/g, '')}`);
   if (p.requiredNote) lines.push(`  required ${p.requiredNote.replace(/`/g, '')}`);
   if (p.aliases?.length) lines.push(`  aliases: ${p.aliases.join(', ')}`);
-  if (!p.pattern) lines.push(`  env: ${envName(p.name)}`);
+  if (!p.pattern && !p.ignored && !p.unsupported) lines.push(`  env: ${envName(p.name)}`);
   if (p.secret) lines.push('  secret: never printed');
+  if (p.ignored && !p.unsupported) lines.push(`  accepted and ignored: ${p.ignored}`);
+  if (p.unsupported) lines.push(`  not supported: ${p.unsupported}`);
   return lines.join('\n');
 }

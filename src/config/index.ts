@@ -19,6 +19,8 @@ export {
   envName,
   envToConfig,
   expandReferences,
+  fromDebeziumServer,
+  isDebeziumServerConfig,
   parseJsonConfig,
   parseOverrides,
   parseProperties,

@@ -25,12 +25,19 @@ export interface LoadOptions {
 }
 
 /** The merged canonical key/value map and every problem found while reading it (before value validation). */
-export function collectRaw(options: LoadOptions = {}): { values: Record<string, string>; problems: ConfigProblem[] } {
+export function collectRaw(options: LoadOptions = {}): {
+  values: Record<string, string>;
+  problems: ConfigProblem[];
+  /** Legacy names renamed on the way (for the deprecation warning). */
+  renamed: { alias: string; key: string }[];
+} {
   const problems: ConfigProblem[] = [];
+  const renamed: { alias: string; key: string }[] = [];
   const merged: Record<string, string> = {};
   const take = (raw: Record<string, string>, where: string) => {
     const c = canonicalize(raw, where);
     problems.push(...c.problems);
+    renamed.push(...c.renamed);
     for (const [k, v] of c.values) merged[k] = v;
   };
   if (options.file) {
@@ -58,13 +65,13 @@ export function collectRaw(options: LoadOptions = {}): { values: Record<string, 
     ...(options.readFile ? { readFile: options.readFile } : {}),
   });
   problems.push(...expanded.problems);
-  return { values: expanded.values, problems };
+  return { values: expanded.values, problems, renamed };
 }
 
 /** Load, merge and validate synchronously. Secrets Manager is not contacted; see `loadConfigWithSecrets`. */
 export function loadConfig(options: LoadOptions = {}): CdcConfig {
-  const { values, problems } = collectRaw(options);
-  const checked = checkConfig(values);
+  const { values, problems, renamed } = collectRaw(options);
+  const checked = checkConfig(values, { renamed });
   const all = [...problems, ...checked.problems];
   if (all.length > 0 || !checked.config) throw new ConfigError(all);
   return checked.config;

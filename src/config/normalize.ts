@@ -4,12 +4,14 @@
  * again by `parseConfig`.
  */
 import type { ConfigProblem } from './config-error.js';
-import { findProperty, knownNames, patternPrefixes } from './properties.js';
+import { findProperty, knownNames, type PropertyMatch, patternPrefixes } from './properties.js';
 import { editDistance, suggest } from './suggest.js';
 
 export interface Canonicalized {
   readonly values: Map<string, string>;
   readonly problems: ConfigProblem[];
+  /** Legacy names that were renamed to their canonical key (for a deprecation warning). */
+  readonly renamed: { readonly alias: string; readonly key: string }[];
 }
 
 /** `where` names the source in messages, e.g. "in config.properties". */
@@ -20,7 +22,7 @@ export function canonicalize(raw: Readonly<Record<string, string>>, where = ''):
   const suffix = where ? ` (${where})` : '';
   for (const [key, value] of Object.entries(raw)) {
     const m = findProperty(key);
-    if (!m) problems.push(unknownProperty(key, suffix));
+    if (!m || isLikelyTypo(key, m)) problems.push(unknownProperty(key, suffix));
     else if (m.alias) aliased.push({ alias: key, key: m.key, value: mapValueAlias(m.def.valueAliases, value) });
     else values.set(m.key, mapValueAlias(m.def.valueAliases, value));
   }
@@ -35,7 +37,20 @@ export function canonicalize(raw: Readonly<Record<string, string>>, where = ''):
         fix: `remove ${alias} and keep ${key}.`,
       });
   }
-  return { values, problems };
+  return { values, problems, renamed: aliased.map(({ alias, key }) => ({ alias, key })) };
+}
+
+/**
+ * A key caught only by a broad ignored namespace (`errors.*`, `database.<camelCase>`, ...) that is one typo away
+ * from one of our own names is reported as unknown with a did-you-mean instead of being silently ignored.
+ */
+function isLikelyTypo(key: string, m: PropertyMatch): boolean {
+  if (!m.def.pattern || !m.def.ignored) return false;
+  const lower = key.toLowerCase();
+  return knownNames().some((n) => {
+    const def = findProperty(n)?.def;
+    return def !== undefined && !def.ignored && !def.unsupported && editDistance(lower, n.toLowerCase()) <= 2;
+  });
 }
 
 function mapValueAlias(aliases: Readonly<Record<string, string>> | undefined, value: string): string {

@@ -26,21 +26,76 @@ export function parseConfig(raw: Readonly<Record<string, string>>): CdcConfig {
   return config;
 }
 
+export interface CheckOptions {
+  /** Legacy names already renamed by an earlier canonicalisation (`collectRaw`), for the deprecation warning. */
+  readonly renamed?: readonly { readonly alias: string; readonly key: string }[];
+}
+
 /** Like `parseConfig` but returns the problems instead of throwing (config is null when any were found). */
-export function checkConfig(raw: Readonly<Record<string, string>>): {
+export function checkConfig(
+  raw: Readonly<Record<string, string>>,
+  options: CheckOptions = {},
+): {
   config: CdcConfig | null;
   problems: ConfigProblem[];
 } {
-  const { values, problems } = canonicalize(raw);
-  const config = build(values, problems);
+  const { values, problems, renamed } = canonicalize(raw);
+  const config = build(values, problems, [...(options.renamed ?? []), ...renamed]);
   return { config: problems.length === 0 ? config : null, problems };
+}
+
+/**
+ * Ignored Debezium/Kafka Connect keys become one warning listing each key and why; unsupported ones are problems
+ * unless their value is one we honour anyway; renamed legacy names become one deprecation warning.
+ */
+function compatibility(
+  values: Map<string, string>,
+  problems: ConfigProblem[],
+  renamed: readonly { readonly alias: string; readonly key: string }[],
+): string[] {
+  const ignored: string[] = [];
+  for (const [key, value] of [...values.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const def = findProperty(key)?.def;
+    if (!def) continue;
+    if (def.unsupported) {
+      if (value.trim() === '' && !def.harmlessValues) continue;
+      const v = value.trim().toLowerCase();
+      if (def.harmlessValues?.some((h) => h.toLowerCase() === v)) ignored.push(`  ${key}: ${def.ignored}`);
+      else
+        problems.push({
+          property: key,
+          message: 'is a Debezium property this tool does not support.',
+          fix: def.unsupported,
+        });
+    } else if (def.ignored) ignored.push(`  ${key}: ${def.ignored}`);
+  }
+  const warnings: string[] = [];
+  if (ignored.length > 0)
+    warnings.push(
+      `Ignoring ${ignored.length} Debezium/Kafka Connect propert${ignored.length === 1 ? 'y' : 'ies'} that have no effect here:\n${ignored.join('\n')}`,
+    );
+  const seen = new Set<string>();
+  const renames = renamed.filter((r) => !seen.has(r.alias) && seen.add(r.alias));
+  if (renames.length > 0)
+    warnings.push(
+      `Deprecated Debezium property names were used; rename them:\n${renames
+        .sort((a, b) => a.alias.localeCompare(b.alias))
+        .map((r) => `  ${r.alias} -> ${r.key}`)
+        .join('\n')}`,
+    );
+  return warnings;
 }
 
 const TEMPLATE_PLACEHOLDERS = ['topic', 'prefix', 'db', 'table'];
 const ARN_REGION = /^arn:aws[a-z-]*:secretsmanager:([a-z0-9-]+):\d{12}:secret:.+$/;
 
-function build(values: Map<string, string>, problems: ConfigProblem[]): CdcConfig {
+function build(
+  values: Map<string, string>,
+  problems: ConfigProblem[],
+  renamed: readonly { readonly alias: string; readonly key: string }[],
+): CdcConfig {
   const r = new Reader(values, problems);
+  const warnings = compatibility(values, problems, renamed);
 
   // --- connector
   const topicPrefix = r.str('topic.prefix') ?? '';
@@ -419,6 +474,7 @@ function build(values: Map<string, string>, problems: ConfigProblem[]): CdcConfi
     metrics: { emfEnabled: r.bool('metrics.emf.enabled'), httpPort: r.int('metrics.http.port') },
     log: { level: r.enum('log.level'), format: r.enum('log.format') },
     raw: redactRaw(values),
+    warnings,
   };
   return deepFreeze(config);
 }
@@ -558,6 +614,11 @@ class Reader {
     if (v === null) return fallback;
     const lower = v.toLowerCase();
     if (allowed.includes(lower)) return lower as T;
+    const unsupportedFix = def.unsupportedValues?.[lower];
+    if (unsupportedFix) {
+      this.add(key, `${this.show(key, v)} is a Debezium value this tool does not support.`, unsupportedFix);
+      return fallback;
+    }
     const [guess] = suggest(lower, allowed);
     this.add(
       key,

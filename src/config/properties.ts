@@ -4,6 +4,7 @@
  * docs/configuration.md all read from here. Names and defaults follow Debezium's MySQL connector wherever it has
  * the property; our own namespaces (`sink.*`, `offset.storage.*`, `lease.*`, `aws.*`, ...) follow Debezium Server.
  */
+import { DEBEZIUM_COMPAT_PROPERTIES } from './debezium-compat.js';
 
 export type PropertyType = 'string' | 'int' | 'long' | 'boolean' | 'enum' | 'list' | 'regex-list' | 'password' | 'path';
 
@@ -22,7 +23,9 @@ export type GroupId =
   | 'lease'
   | 'aws'
   | 'transforms'
-  | 'observability';
+  | 'observability'
+  | 'ignored'
+  | 'unsupported';
 
 export const GROUPS: readonly { id: GroupId; title: string; intro: string }[] = [
   { id: 'connector', title: 'Connector', intro: 'Identity of this capture pipeline.' },
@@ -70,6 +73,22 @@ export const GROUPS: readonly { id: GroupId; title: string; intro: string }[] = 
     intro: 'Single message transforms, configured Kafka Connect style and validated by the transforms module.',
   },
   { id: 'observability', title: 'Logging and metrics', intro: 'Operational output.' },
+  {
+    id: 'ignored',
+    title: 'Accepted and ignored (Kafka Connect, JDBC, Java tuning)',
+    intro:
+      'Debezium connector settings that have no meaning here: Kafka Connect runtime and serialization, JDBC ' +
+      'driver options, the Kafka schema history topic, and tuning of the Java implementation. They are accepted ' +
+      'so an existing Debezium configuration starts unchanged, and listed with the reason in one start-up warning.',
+  },
+  {
+    id: 'unsupported',
+    title: 'Recognised but not supported',
+    intro:
+      'Debezium settings that would change what is captured or emitted but are not implemented. Setting one is ' +
+      'an error saying what to do instead; a value that matches what this tool does anyway (column "Accepted ' +
+      'value") is accepted like an ignored property.',
+  },
 ];
 
 export interface PropertyDef {
@@ -98,9 +117,37 @@ export interface PropertyDef {
   readonly secret?: boolean;
   readonly min?: number;
   readonly max?: number;
+  /** Enum values Debezium has but we do not implement, lower case, each with the fix shown in the error. */
+  readonly unsupportedValues?: Readonly<Record<string, string>>;
+  /**
+   * Accepted and ignored: the reason it has no meaning here. Such keys produce one start-up warning (not an
+   * error); their values are not validated.
+   */
+  readonly ignored?: string;
+  /** Recognised Debezium property we do not implement: the `fix` of the error (what to do instead). */
+  readonly unsupported?: string;
+  /**
+   * With `unsupported`: values (trimmed, case-insensitive; '' = empty) equal to what we do anyway; these are
+   * accepted and warned about like `ignored` (the reason being `ignored`).
+   */
+  readonly harmlessValues?: readonly string[];
 }
 
 const INT_MAX = 2_147_483_647;
+const HISTORY_FIX =
+  'set schema.history.internal=file (default) or dynamodb; Kafka/JDBC/S3/Redis history stores are not available.';
+const KAFKA_HISTORY_CLASSES: Readonly<Record<string, string>> = Object.fromEntries(
+  [
+    'io.debezium.storage.kafka.history.kafkaschemahistory',
+    'io.debezium.relational.history.kafkadatabasehistory',
+    'io.debezium.storage.s3.history.s3schemahistory',
+    'io.debezium.storage.redis.history.redisschemahistory',
+    'io.debezium.storage.jdbc.history.jdbcschemahistory',
+    'io.debezium.storage.azure.blob.history.azureblobschemahistory',
+    'io.debezium.storage.rocketmq.history.rocketmqschemahistory',
+    'io.debezium.relational.history.memoryschemahistory',
+  ].map((c) => [c, HISTORY_FIX]),
+);
 const ms = (name: string, group: GroupId, def: string, description: string, min = 0): PropertyDef => ({
   name,
   type: 'long',
@@ -149,7 +196,7 @@ const storeProps = (prefix: string, group: GroupId, what: string): PropertyDef[]
   bool(`${prefix}.dynamodb.table.create`, group, false, 'Create the table on start when it does not exist.'),
 ];
 
-export const PROPERTIES: readonly PropertyDef[] = [
+const CORE_PROPERTIES: readonly PropertyDef[] = [
   // --- connector
   {
     name: 'name',
@@ -312,6 +359,11 @@ export const PROPERTIES: readonly PropertyDef[] = [
     default: 'initial',
     allowed: ['initial', 'initial_only', 'when_needed', 'never', 'no_data', 'recovery'],
     valueAliases: { schema_only: 'no_data', schema_only_recovery: 'recovery' },
+    unsupportedValues: {
+      always: 'use initial (snapshot once) or when_needed; snapshotting on every start is not supported.',
+      configuration_based: 'use one of the built-in modes; snapshot.mode.configuration.based.* is not supported.',
+      custom: 'use one of the built-in modes; custom Snapshotter classes are Java and cannot be loaded here.',
+    },
     description:
       'When to snapshot: initial (once, then stream), initial_only, when_needed, never, no_data (schema only), recovery (rebuild history).',
   },
@@ -327,6 +379,11 @@ export const PROPERTIES: readonly PropertyDef[] = [
     group: 'snapshot',
     default: 'minimal',
     allowed: ['minimal', 'extended', 'none'],
+    unsupportedValues: {
+      minimal_percona: 'use minimal (FLUSH TABLES WITH READ LOCK) or none; Percona backup locks are not used.',
+      minimal_percona_no_table_locks: 'use minimal or none; Percona backup locks are not used.',
+      custom: 'use minimal, extended or none; custom locking classes are Java and cannot be loaded here.',
+    },
     description:
       'Global read lock only while reading schemas (minimal), for the whole snapshot (extended), or never (none).',
   },
@@ -364,6 +421,7 @@ export const PROPERTIES: readonly PropertyDef[] = [
     group: 'snapshot',
     default: '10000',
     min: 1,
+    aliases: ['incremental.snapshot.chunk.size'],
     description: 'Rows per chunk when `snapshot.chunked=true`.',
   },
   {
@@ -491,6 +549,7 @@ export const PROPERTIES: readonly PropertyDef[] = [
     type: 'string',
     group: 'topics',
     default: '__debezium-heartbeat',
+    aliases: ['heartbeat.topics.prefix'],
     description: 'Prefix of the heartbeat topic `<heartbeat prefix><delimiter><topic.prefix>`.',
   },
   // --- engine
@@ -532,6 +591,7 @@ export const PROPERTIES: readonly PropertyDef[] = [
     group: 'engine',
     default: 'fail',
     allowed: ['fail', 'warn', 'skip'],
+    valueAliases: { ignore: 'skip' },
     description: 'What to do with a binlog event that cannot be decoded.',
   },
   {
@@ -540,6 +600,7 @@ export const PROPERTIES: readonly PropertyDef[] = [
     group: 'engine',
     default: 'fail',
     allowed: ['fail', 'warn', 'skip'],
+    valueAliases: { ignore: 'skip' },
     description: 'What to do with a row event for a table missing from the schema history.',
   },
   {
@@ -559,13 +620,20 @@ export const PROPERTIES: readonly PropertyDef[] = [
     group: 'schema-history',
     default: 'file',
     allowed: ['file', 'dynamodb'],
-    description: 'Schema history store.',
+    aliases: ['database.history'],
+    valueAliases: {
+      'io.debezium.storage.file.history.fileschemahistory': 'file',
+      'io.debezium.relational.history.filedatabasehistory': 'file',
+    },
+    unsupportedValues: KAFKA_HISTORY_CLASSES,
+    description: 'Schema history store. Debezium file history class names are accepted as `file`.',
   },
   {
     name: 'schema.history.internal.file.filename',
     type: 'path',
     group: 'schema-history',
     default: './data/schema-history.jsonl',
+    aliases: ['database.history.file.filename'],
     description: 'History file when `schema.history.internal=file`.',
   },
   ...storeProps('schema.history.internal', 'schema-history', 'schema history'),
@@ -581,7 +649,7 @@ export const PROPERTIES: readonly PropertyDef[] = [
     'schema-history',
     false,
     'Record only DDL of captured tables.',
-    ['database.history.store.only.captured.tables.ddl'],
+    ['database.history.store.only.captured.tables.ddl', 'database.history.store.only.monitored.tables.ddl'],
   ),
   // --- offsets
   {
@@ -590,7 +658,14 @@ export const PROPERTIES: readonly PropertyDef[] = [
     group: 'offsets',
     default: 'file',
     allowed: ['file', 'dynamodb'],
-    description: 'Offset store.',
+    valueAliases: { 'org.apache.kafka.connect.storage.fileoffsetbackingstore': 'file' },
+    unsupportedValues: {
+      'org.apache.kafka.connect.storage.kafkaoffsetbackingstore':
+        'set offset.storage=file or dynamodb; offsets in a Kafka topic are not supported.',
+      'org.apache.kafka.connect.storage.memoryoffsetbackingstore':
+        'set offset.storage=file or dynamodb; in-memory offsets would re-snapshot on every start.',
+    },
+    description: 'Offset store. Kafka Connect `FileOffsetBackingStore` is accepted as `file`.',
   },
   {
     name: 'offset.storage.file.filename',
@@ -758,6 +833,9 @@ export const PROPERTIES: readonly PropertyDef[] = [
     description: 'Log line format; auto = pretty on a terminal, JSON otherwise.',
   },
 ];
+
+/** Our properties, then the Debezium/Kafka Connect names we accept and ignore or reject (debezium-compat.ts). */
+export const PROPERTIES: readonly PropertyDef[] = [...CORE_PROPERTIES, ...DEBEZIUM_COMPAT_PROPERTIES];
 
 export { INT_MAX };
 

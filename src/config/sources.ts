@@ -109,7 +109,11 @@ function parseLogicalLine(line: string): { key: string; value: string; error?: s
 
 // ---------------------------------------------------------------- JSON
 
-/** Parse a JSON object; nested objects are flattened with dots, arrays joined with commas, nulls skipped. */
+/**
+ * Parse a JSON object; nested objects are flattened with dots, arrays joined with commas, nulls skipped. Kafka
+ * Connect's REST shape `{"name": ..., "config": {...}}` (as POSTed to /connectors, or returned with `tasks` and
+ * `type`) is unwrapped: the keys come from `config`, and the outer `name` is used unless `config` has one.
+ */
 export function parseJsonConfig(text: string, source = 'JSON'): SourceResult {
   const values: Record<string, string> = {};
   const problems: ConfigProblem[] = [];
@@ -150,8 +154,63 @@ export function parseJsonConfig(text: string, source = 'JSON'): SourceResult {
       else values[key] = String(v);
     }
   };
-  walk(doc as Record<string, unknown>, '');
+  const rest = unwrapKafkaConnect(doc as Record<string, unknown>);
+  walk(rest?.config ?? (doc as Record<string, unknown>), '');
+  if (rest?.name !== undefined && values.name === undefined) values.name = rest.name;
   return { values, problems };
+}
+
+/** The `config` object and outer `name` of a Kafka Connect REST document, or null for a plain config object. */
+function unwrapKafkaConnect(
+  doc: Record<string, unknown>,
+): { config: Record<string, unknown>; name: string | undefined } | null {
+  const config = doc.config;
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return null;
+  if (!Object.keys(doc).every((k) => k === 'name' || k === 'config' || k === 'tasks' || k === 'type')) return null;
+  return { config: config as Record<string, unknown>, name: typeof doc.name === 'string' ? doc.name : undefined };
+}
+
+// ---------------------------------------------------------------- Debezium Server
+
+/** True when a properties map is a Debezium Server `application.properties` (`debezium.source.*` keys). */
+export function isDebeziumServerConfig(values: Readonly<Record<string, string>>): boolean {
+  return Object.keys(values).some((k) => k.startsWith('debezium.source.') || k.startsWith('debezium.sink.'));
+}
+
+/**
+ * Map Debezium Server keys onto ours: `debezium.source.<key>` → `<key>`, `debezium.sink.type` → `sink.type`,
+ * `debezium.sink.kinesis.{region,endpoint}` → `sink.kinesis.*`, `debezium.sink.kafka.producer.<p>` →
+ * `sink.kafka.<p>`, `debezium.format.{key,value}.schemas.enable` → `{key,value}.converter.schemas.enable`,
+ * `debezium.transforms*` / `debezium.predicates*` → `transforms*` / `predicates*`. With the Kinesis sink and no
+ * stream name, each topic goes to the stream of the same name as in Debezium Server (template `{topic}`).
+ * Other keys are kept as they are; the catalog accepts and ignores the remaining `debezium.*` and `quarkus.*`.
+ */
+export function fromDebeziumServer(values: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const mapped: Record<string, string> = {};
+  for (const [key, value] of Object.entries(values)) {
+    let target: string | null = null;
+    if (key.startsWith('debezium.source.')) target = key.slice('debezium.source.'.length);
+    else if (key === 'debezium.sink.type') target = 'sink.type';
+    else if (key === 'debezium.sink.kinesis.region' || key === 'debezium.sink.kinesis.endpoint')
+      target = key.slice('debezium.'.length);
+    else if (key.startsWith('debezium.sink.kafka.producer.'))
+      target = `sink.kafka.${key.slice('debezium.sink.kafka.producer.'.length)}`;
+    else if (key === 'debezium.format.key.schemas.enable') target = 'key.converter.schemas.enable';
+    else if (key === 'debezium.format.value.schemas.enable') target = 'value.converter.schemas.enable';
+    else if (/^debezium\.(transforms|predicates)(\.|$)/.test(key)) target = key.slice('debezium.'.length);
+    if (target === null) out[key] = value;
+    else mapped[target] = value;
+  }
+  // Keys written without the prefix in the same file win over mapped ones.
+  for (const [k, v] of Object.entries(mapped)) if (!(k in out)) out[k] = v;
+  if (
+    out['sink.type']?.trim().toLowerCase() === 'kinesis' &&
+    out['sink.kinesis.stream.name'] === undefined &&
+    out['sink.kinesis.stream.name.template'] === undefined
+  )
+    out['sink.kinesis.stream.name.template'] = '{topic}';
+  return out;
 }
 
 /** Read a config file: `.json` as JSON, anything else as `.properties`. */
@@ -174,7 +233,11 @@ export function readConfigFile(
       ],
     };
   }
-  return extname(path).toLowerCase() === '.json' ? parseJsonConfig(text, path) : parseProperties(text, path);
+  if (extname(path).toLowerCase() === '.json') return parseJsonConfig(text, path);
+  const parsed = parseProperties(text, path);
+  return isDebeziumServerConfig(parsed.values)
+    ? { values: fromDebeziumServer(parsed.values), problems: parsed.problems }
+    : parsed;
 }
 
 // ---------------------------------------------------------------- environment
@@ -347,5 +410,8 @@ export function expandReferences(
 
 /** Property names a user can set, for shells and completion: every fixed name with its env variable. */
 export function envNames(): { key: string; env: string }[] {
-  return PROPERTIES.filter((p) => !p.pattern).map((p) => ({ key: p.name, env: envName(p.name) }));
+  return PROPERTIES.filter((p) => !p.pattern && !p.ignored && !p.unsupported).map((p) => ({
+    key: p.name,
+    env: envName(p.name),
+  }));
 }

@@ -35,6 +35,11 @@ export interface CdcConfig {
   readonly log: { readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly format: 'auto' | 'json' | 'pretty' };
   /** Canonical key → value as merged from all sources (aliases renamed), secrets replaced by `***`. */
   readonly raw: Readonly<Record<string, string>>;
+  /**
+   * Start-up warnings for the CLI to print (parsing itself logs nothing): Debezium/Kafka Connect properties
+   * accepted and ignored (one entry listing each key and why), and deprecated Debezium names that were renamed.
+   */
+  readonly warnings: readonly string[];
 }
 
 export type SslMode = 'disabled' | 'preferred' | 'required' | 'verify_ca' | 'verify_identity';
