@@ -470,9 +470,11 @@ function jsonSpec(col: ColumnDef): Spec {
     fn: (v) => {
       if (v instanceof MysqlJson) return v.text.length === 0 ? (col.nullable ? null : '{}') : v.text;
       if (v instanceof MysqlJsonPartial) {
+        // TableEventBuilder.update applies the diffs to the before image first; a diff list only gets here when a
+        // caller converts an after image on its own.
         throw new CdcError(
           'BINLOG_UNSUPPORTED_EVENT',
-          `Partial JSON update for column ${col.name}: set binlog_row_value_options='' (Debezium requires full JSON images)`,
+          `Partial JSON update for column ${col.name} without its before image: convert it through TableEventBuilder.update, or set binlog_row_value_options='' (Debezium requires full JSON images)`,
         );
       }
       return String(v);

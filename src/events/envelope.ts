@@ -3,14 +3,17 @@
  * connector records (Envelope: before, after, source, transaction, op, ts_ms, ts_us, ts_ns — the field order
  * of Debezium's envelope schema), with keys, primary-key-change handling, tombstones and skipped operations.
  */
+
+import { CdcError } from '../common/errors.js';
 import type { SinkRecord } from '../sinks/sink.js';
 import { recordSize } from '../sinks/sink.js';
 import type { TableDef } from '../source/mysql/schema/model.js';
-import type { CellValue, Row } from '../source/mysql/values.js';
+import { type CellValue, MysqlJson, MysqlJsonPartial, type Row } from '../source/mysql/values.js';
 import { columnMapping, isColumnIncluded } from './column-filters.js';
 import { columnInfo } from './column-info.js';
 import { type ConnectField, type ConnectSchema, type JsonValue, schemaToJson, withSchema } from './connect-schema.js';
 import { createFieldConverter, type Writer } from './converters.js';
+import { applyJsonDiffs } from './json-diff.js';
 import { createKeyEncoder, type KeyEncoder } from './key.js';
 import { type EventOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { adjustSchemaName, dataChangeTopic } from './topics.js';
@@ -119,6 +122,17 @@ export function renderSource(opts: ResolvedOptions, db: string, table: string | 
   );
 }
 
+/**
+ * A partial JSON update (binlog_row_value_options=PARTIAL_JSON) that cannot be turned into the full document: the
+ * before image lacks the column (binlog_row_image=MINIMAL/NOBLOB) or the diff does not fit it. The streamer treats
+ * it like an undecodable event (event.deserialization.failure.handling.mode).
+ */
+export class PartialJsonUpdateError extends CdcError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('BINLOG_DECODE', message, options);
+  }
+}
+
 /** Header names Debezium sets on primary key changes. */
 export const PK_UPDATE_NEWKEY_HEADER = '__debezium.newkey';
 export const PK_UPDATE_OLDKEY_HEADER = '__debezium.oldkey';
@@ -147,6 +161,8 @@ export class TableEventBuilder {
   private readonly sourcePrefix: string;
   private readonly sourceTable: string;
   private readonly skip: Set<string>;
+  /** Row positions of the emitted JSON columns (the only ones a partial JSON update needs resolving for). */
+  private readonly jsonPositions: number[];
 
   constructor(
     readonly table: TableDef,
@@ -168,6 +184,7 @@ export class TableEventBuilder {
     this.prefixes = [];
     this.converters = [];
     this.writers = [];
+    this.jsonPositions = [];
     for (const col of table.columns) {
       const fqn = `${this.tableId}.${col.name}`;
       if (!isColumnIncluded(fqn, opts)) continue;
@@ -183,6 +200,7 @@ export class TableEventBuilder {
       fields.push({ field: col.name, schema: fc.schema });
       this.prefixes.push(`${this.positions.length === 0 ? '{' : ','}${JSON.stringify(col.name)}:`);
       this.positions.push(col.position);
+      if (info.base === 'json') this.jsonPositions.push(col.position);
       this.converters.push(convert);
       this.writers.push(fc.write);
     }
@@ -240,6 +258,7 @@ export class TableEventBuilder {
   /** UPDATE → op 'u', or delete + tombstone + create with key headers when the key changed. */
   update(before: Row, after: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
     const out: SinkRecord[] = [];
+    after = this.withFullJson(before, after, source);
     const oldKey = this.keyJson(before);
     const newKey = this.keyJson(after);
     const beforeJson = this.rowJson(before);
@@ -250,6 +269,32 @@ export class TableEventBuilder {
     }
     this.emit(out, 'd', oldKey, beforeJson, null, source, tx, { [PK_UPDATE_NEWKEY_HEADER]: newKey ?? 'null' });
     this.emit(out, 'c', newKey, null, afterJson, source, tx, { [PK_UPDATE_OLDKEY_HEADER]: oldKey });
+    return out;
+  }
+
+  /**
+   * Partial JSON updates → full documents: Debezium emits the whole JSON value in `after`, so each MysqlJsonPartial
+   * is applied to the before image's document. Returns `after` itself when it holds no partial value.
+   */
+  private withFullJson(before: Row, after: Row, source: SourceInfo): Row {
+    let out = after;
+    for (const p of this.jsonPositions) {
+      const v = after[p];
+      if (!(v instanceof MysqlJsonPartial)) continue;
+      const where = `${this.tableId}.${this.table.columns.find((c) => c.position === p)?.name ?? `#${p}`} at ${source.file}:${source.pos} row ${source.row}`;
+      const old = before[p];
+      if (!(old instanceof MysqlJson)) {
+        throw new PartialJsonUpdateError(
+          `partial JSON update of ${where}: the before image ${old === null ? 'has SQL NULL' : 'does not contain the column'}, so the full document cannot be rebuilt; log full before images (binlog_row_image=FULL) or full JSON values (binlog_row_value_options='')`,
+        );
+      }
+      try {
+        if (out === after) out = after.slice();
+        out[p] = new MysqlJson(applyJsonDiffs(old.text || 'null', v.diffs));
+      } catch (err) {
+        throw new PartialJsonUpdateError(`partial JSON update of ${where}: ${(err as Error).message}`, { cause: err });
+      }
+    }
     return out;
   }
 

@@ -30,6 +30,7 @@ export {
 } from './connect-schema.js';
 export { createFieldConverter, type FieldConverter, parseDefault, zonedTimestampText } from './converters.js';
 export {
+  PartialJsonUpdateError,
   PK_UPDATE_NEWKEY_HEADER,
   PK_UPDATE_OLDKEY_HEADER,
   renderSource,
@@ -39,6 +40,7 @@ export {
   TableEventBuilder,
 } from './envelope.js';
 export { HeartbeatBuilder, type HeartbeatOptions } from './heartbeat.js';
+export { applyJsonDiffs, JsonDiffError, type PathLeg, parseJsonPath } from './json-diff.js';
 export { createKeyEncoder, type KeyEncoder, keyColumns, parseMessageKeyColumns } from './key.js';
 export {
   type BigintUnsignedHandlingMode,

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeDecimal } from '../../../src/source/mysql/binlog/decimal.js';
-import { BinlogDecoder, type ColumnHint } from '../../../src/source/mysql/binlog/decoder.js';
+import { BinlogDecodeError, BinlogDecoder, type ColumnHint } from '../../../src/source/mysql/binlog/decoder.js';
 import { EventType } from '../../../src/source/mysql/binlog/event-types.js';
 import { jsonBinaryToText } from '../../../src/source/mysql/binlog/json-binary.js';
 import { ColumnType } from '../../../src/source/mysql/column-type.js';
@@ -11,6 +11,7 @@ import {
   MysqlDate,
   MysqlDateTime,
   MysqlJson,
+  MysqlJsonPartial,
   MysqlTime,
   MysqlTimestamp,
 } from '../../../src/source/mysql/values.js';
@@ -371,5 +372,69 @@ describe('partial images and column selection', () => {
     const ev2 = d2.decode(buildEvent(EventType.WRITE_ROWS_V2, full));
     assert.ok(ev2.type === 'WRITE_ROWS');
     assert.deepEqual(ev2.rows, [[7, undefined, 8]]);
+  });
+});
+
+describe('PARTIAL_UPDATE_ROWS (binlog_row_value_options=PARTIAL_JSON), hand-built', () => {
+  // Binary JSON (sql-common/json_binary.cc) and Json_diff_vector::write_binary (sql-common/json_diff.cc) bytes.
+  const objA1 = [0x00, 1, 0, 12, 0, 11, 0, 1, 0, 0x05, 1, 0, 0x61]; // {"a": 1}: small object, inlined int16
+  const jsonTrue = [0x04, 0x01];
+  const jsonFalse = [0x04, 0x02];
+  const u32le = (n: number) => [n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, n >>> 24];
+  const blob = (bytes: number[]) => [...u32le(bytes.length), ...bytes];
+  const path = (p: string) => [p.length, ...Buffer.from(p)];
+  const double01 = [...Buffer.from(new Float64Array([0.1]).buffer)];
+  const diffs = [
+    ...[0x00, ...path('$.a'), 3, 0x05, 2, 0], // REPLACE $.a 2 (int16)
+    ...[0x01, ...path('$."k y"'), 4, 0x0c, 2, 0x68, 0x69], // INSERT $."k y" "hi" (string)
+    ...[0x01, ...path('$.d'), 9, 0x0b, ...double01], // INSERT $.d 0.1 (double)
+    ...[0x02, ...path('$.gone')], // REMOVE $.gone (no value)
+  ];
+  const cols = [{ type: ColumnType.LONG }, { type: ColumnType.JSON, meta: [4] }, { type: ColumnType.JSON, meta: [4] }];
+  const before = (id: number) => [0x00, ...u32le(id), ...blob(objA1), ...blob(jsonTrue)];
+  const body = [
+    ...tableMapBody(9, 'd', 't', cols).slice(0, 8), // table id + flags
+    ...[2, 0], // v2 extra data length (none)
+    ...packed(3),
+    0x07, // before image: all columns
+    0x07, // after image: all columns
+    // row 1: after image with value_options = PARTIAL_JSON_UPDATES and partial bits: doc1 partial, doc2 full
+    ...before(1),
+    ...[...packed(1), 0b01, 0x00, ...u32le(1), ...blob(diffs), ...blob(jsonFalse)],
+    // row 2: value_options = 0 -> no partial bits, full values
+    ...before(2),
+    ...[...packed(0), 0x00, ...u32le(2), ...blob(objA1), ...blob(jsonFalse)],
+  ];
+  it('decodes diffs for partial JSON columns and full values otherwise', () => {
+    const decoder = new BinlogDecoder();
+    decoder.decode(buildEvent(EventType.TABLE_MAP, tableMapBody(9, 'd', 't', cols)));
+    const ev = decoder.decode(buildEvent(EventType.PARTIAL_UPDATE_ROWS, body));
+    assert.ok(ev.type === 'PARTIAL_UPDATE_ROWS');
+    assert.equal(ev.rows.length, 2);
+    const [r1, r2] = ev.rows;
+    assert.deepEqual(r1.before, [1, new MysqlJson('{"a": 1}'), new MysqlJson('true')]);
+    assert.equal(r1.after[0], 1);
+    assert.ok(r1.after[1] instanceof MysqlJsonPartial);
+    assert.deepEqual(r1.after[1].diffs, [
+      { op: 'replace', path: '$.a', value: new MysqlJson('2') },
+      { op: 'insert', path: '$."k y"', value: new MysqlJson('"hi"') },
+      { op: 'insert', path: '$.d', value: new MysqlJson('0.1') },
+      { op: 'remove', path: '$.gone' },
+    ]);
+    assert.deepEqual(r1.after[2], new MysqlJson('false'));
+    assert.deepEqual(r2.after, [2, new MysqlJson('{"a": 1}'), new MysqlJson('false')]);
+  });
+  it('a diff running past its column is a positioned decode error', () => {
+    const decoder = new BinlogDecoder();
+    decoder.decode(buildEvent(EventType.TABLE_MAP, tableMapBody(9, 'd', 't', cols)));
+    const broken = body.slice();
+    // Row 1's diff vector: make the REPLACE value length (3) claim 200 bytes.
+    const at = 10 + 3 + before(1).length + 1 + 1 + 1 + 4 + 4 + 1 + 4;
+    assert.equal(broken[at], 3);
+    broken[at] = 200;
+    assert.throws(
+      () => decoder.decode(buildEvent(EventType.PARTIAL_UPDATE_ROWS, broken, { position: 777 })),
+      (e: unknown) => e instanceof BinlogDecodeError && e.position === 777 && /past end/.test(e.message),
+    );
   });
 });

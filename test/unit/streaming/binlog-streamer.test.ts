@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { CdcError } from '../../../src/common/errors.js';
 import { silentLogger } from '../../../src/common/logger.js';
 import type { QueueItem } from '../../../src/engine/queue-item.js';
+import { PartialJsonUpdateError } from '../../../src/events/index.js';
 import type { SinkRecord } from '../../../src/sinks/sink.js';
 import { BinlogDecoder } from '../../../src/source/mysql/binlog/decoder.js';
 import { EventType } from '../../../src/source/mysql/binlog/event-types.js';
@@ -278,4 +280,82 @@ test('a tagged GTID (MySQL 8.4 GTID_TAGGED_LOG_EVENT) opens the transaction; off
       [44, 0, 1],
     ],
   );
+});
+
+test('a partial JSON update that cannot be rebuilt follows event.deserialization.failure.handling.mode', async () => {
+  const events = [
+    ev({ type: 'GTID', gtid: '3e11fa47-71ca-11e1-9e33-c80aa9429562:5', uuid: '', gno: 5 }),
+    ev({
+      type: 'PARTIAL_UPDATE_ROWS',
+      table: tableMap,
+      rows: [
+        { before: [1], after: [1] },
+        { before: [2], after: [2] },
+      ],
+    }),
+    ev({ type: 'XID', xid: 1n }),
+  ];
+  const run = async (mode: 'fail' | 'warn' | 'skip') => {
+    const warnings: unknown[] = [];
+    const streamer = new BinlogStreamer(
+      {
+        decode: (raw) => events[raw[0]],
+        schema: { getTable: () => table, applyDdl: () => ({ tableChanges: [], ignored: true }) },
+        history,
+        records: {
+          ...records,
+          forTable: () => ({
+            ...records.forTable(table),
+            // Row 2's before image lacks the JSON column (binlog_row_image=MINIMAL).
+            update: (before: Row, _after: Row, s: SourceInfo) => {
+              if (before[0] === 2)
+                throw new PartialJsonUpdateError(`partial JSON update of db.t.doc at ${s.file}:${s.pos}`);
+              return [{ topic: 't', key: '1', value: 'u1', sizeBytes: 1 }];
+            },
+          }),
+        },
+        tableFilter: () => true,
+        skippedOperations: new Set(),
+        includeSchemaChanges: false,
+        includeQuery: false,
+        eventDeserializationFailureHandlingMode: mode,
+        flavor: 'mysql',
+        logger: { ...silentLogger, warn: (...args: unknown[]) => warnings.push(args) },
+      },
+      null,
+      0,
+    );
+    const out: QueueItem[] = [];
+    for (let i = 0; i < events.length; i++) {
+      await streamer.handle(
+        { raw: Buffer.from([i]), file: 'bin.000002', position: 4 + i * 10, nextPosition: 14 + i * 10 },
+        async (item) => {
+          out.push(item);
+        },
+      );
+    }
+    return { out, warnings };
+  };
+  await assert.rejects(run('fail'), (e: unknown) => {
+    assert.ok(e instanceof CdcError && e.code === 'BINLOG_DECODE');
+    assert.match(e.message, /row change at bin\.000002:14 \(row 1\): partial JSON update of db\.t\.doc/);
+    assert.match(e.message, /event\.deserialization\.failure\.handling\.mode=warn or skip/);
+    return true;
+  });
+  for (const mode of ['warn', 'skip'] as const) {
+    const { out, warnings } = await run(mode);
+    // Row 1 is emitted, row 2 dropped; the rows event's checkpoint and the commit still advance the offset.
+    assert.deepEqual(
+      out.map((i) => [
+        i.record?.value ?? null,
+        i.offset ? [i.offset.pos, i.offset.event ?? null, i.offset.row ?? null] : null,
+      ]),
+      [
+        ['u1', null],
+        [null, [4, 0, 2]],
+        [null, [34, null, null]],
+      ],
+    );
+    assert.equal(warnings.length, mode === 'warn' ? 1 : 0);
+  }
 });

@@ -222,6 +222,7 @@ export function decodeJsonDiffs(buf: Buffer, start: number, end: number): MysqlJ
     if (op === undefined) fail(`unknown JSON diff operation ${opCode}`, p - 1);
     const [pathLen, pp] = readPacked(buf, p);
     p = pp;
+    if (p + pathLen > end) fail('JSON diff path past end of value', p);
     const path = buf.toString('utf8', p, p + pathLen);
     p += pathLen;
     if (op === 'remove') {

@@ -6,6 +6,7 @@
 import { CdcError, errorMessage } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
 import type { QueueItem } from '../../../engine/queue-item.js';
+import { PartialJsonUpdateError } from '../../../events/envelope.js';
 import type { SinkRecord } from '../../../sinks/sink.js';
 import type { SourceOffset } from '../../../stores/offset-store.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../../../stores/schema-history.js';
@@ -267,15 +268,39 @@ export class BinlogStreamer {
       else if (op === 'd') records = builder.delete(event.rows[i] as Row, source, tx);
       else {
         const pair = event.rows[i] as { before: Row; after: Row };
-        records = builder.update(pair.before, pair.after, source, tx);
+        try {
+          records = builder.update(pair.before, pair.after, source, tx);
+        } catch (err) {
+          // A partial JSON update that cannot be rebuilt into the full document is an undecodable change.
+          if (!(err instanceof PartialJsonUpdateError)) throw err;
+          records = this.undecodableRow(err, i);
+        }
       }
       // One checkpoint per rows event (its last row) keeps allocation off the per-row path; a restart inside
       // the event re-delivers at most that event's rows (at-least-once), never loses them.
       const offset = i === n - 1 ? t.offsetInTransaction(i + 1) : null;
+      if (records.length === 0 && offset) await emit({ record: null, offset });
       for (let r = 0; r < records.length; r++) {
         await emit({ record: records[r], offset: r === records.length - 1 ? offset : null });
       }
     }
+  }
+
+  /** event.deserialization.failure.handling.mode for one row change: fail throws; warn/skip drop the row. */
+  private undecodableRow(err: CdcError, row: number): SinkRecord[] {
+    const t = this.tracker;
+    const where = `${t.file}:${t.eventPos} (row ${row})`;
+    const mode = this.options.eventDeserializationFailureHandlingMode;
+    if (mode === 'fail') {
+      throw new CdcError(
+        'BINLOG_DECODE',
+        `cannot decode the row change at ${where}: ${err.message}. Set event.deserialization.failure.handling.mode=warn or skip to continue past it (the change is lost)`,
+        { cause: err },
+      );
+    }
+    if (mode === 'warn')
+      this.options.logger.warn('skipping an undecodable row change', { position: where, error: err.message });
+    return [];
   }
 
   /** TABLE_MAP vs schema model, checked once per (TABLE_MAP, definition) pair: null when they agree. */
