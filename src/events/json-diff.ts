@@ -10,8 +10,8 @@
  *  - REMOVE: the parent must exist and the member / in-bounds cell is removed.
  * A diff the document does not admit throws JsonDiffError (the server would have rejected it, so the before image
  * does not match what the server had).
- * Output is rendered as MySQL prints JSON (see json-binary.ts): `{"a": 1, "b": [true, null]}`, object keys in
- * MySQL's storage order (shorter keys first, then by bytes), scalars exactly as they were in the input texts.
+ * Output is rendered like the decoder renders binary JSON (see json-binary.ts): compact `{"a":1,"b":[true,null]}`,
+ * object keys in MySQL's storage order (shorter keys first, then by bytes), scalars exactly as in the input texts.
  */
 import type { JsonDiff } from '../source/mysql/values.js';
 
@@ -176,9 +176,9 @@ function compareKeys(a: string, b: string): number {
 
 function render(n: Node): string {
   if (n.kind === 'scalar') return n.text;
-  if (n.kind === 'array') return `[${n.items.map(render).join(', ')}]`;
+  if (n.kind === 'array') return `[${n.items.map(render).join(',')}]`;
   const keys = [...n.members.keys()].sort(compareKeys);
-  return `{${keys.map((k) => `${quoteKey(k)}: ${render(n.members.get(k) as Node)}`).join(', ')}}`;
+  return `{${keys.map((k) => `${quoteKey(k)}:${render(n.members.get(k) as Node)}`).join(',')}}`;
 }
 
 /** Member names quoted as MySQL does (json-binary.ts quote): only '"', '\' and control characters escaped. */

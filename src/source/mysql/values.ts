@@ -114,7 +114,7 @@ export class MysqlTime {
   }
 }
 
-/** JSON column value as JSON text. MySQL's binary JSON is rendered the way MySQL prints it. */
+/** JSON column value as JSON text: MySQL binary JSON rendered compactly (see binlog/json-binary.ts); MariaDB's text as stored. */
 export class MysqlJson {
   constructor(readonly text: string) {}
   toString(): string {

@@ -318,11 +318,11 @@ describe('MySQL binary JSON', () => {
     assert.equal(text(`0c06${Buffer.from('a"b\\c\n').toString('hex')}`), '"a\\"b\\\\c\\n"');
     assert.equal(text(''), 'null');
   });
-  it('array and object with MySQL spacing', () => {
-    assert.equal(text('02 0300 0f00 050100 0c0d00 040000 0161'), '[1, "a", null]');
+  it('array and object as compact JSON (Debezium / JsonStringFormatter separators)', () => {
+    assert.equal(text('02 0300 0f00 050100 0c0d00 040000 0161'), '[1,"a",null]');
     assert.equal(
       text('00 0200 2300 1200 0100 1300 0100 0b1400 021c00 6162 000000000000f83f 0100 0700 040100'),
-      '{"a": 1.5, "b": [true]}',
+      '{"a":1.5,"b":[true]}',
     );
   });
   it('opaque DECIMAL, DATETIME, TIME, DATE and other types', () => {
@@ -341,6 +341,35 @@ describe('MySQL binary JSON', () => {
     time.writeBigInt64LE(-((BigInt((12 << 12) | (30 << 6) | 1) << 24n) | 250000n));
     assert.equal(text(`0f 0b 08 ${time.toString('hex')}`), '"-12:30:01.250000"');
     assert.equal(text('0f 0f 02 6162'), '"base64:type15:YWI="');
+  });
+  it("doubles follow my_gcvt: 'f' format for 1e-15 <= |x| < 1e15 (and larger non-integers), else exponent", () => {
+    const cases: Array<[number, string]> = [
+      [0.1, '0.1'],
+      [-0.0, '-0.0'],
+      [0, '0.0'],
+      [2, '2.0'],
+      [-1.5, '-1.5'],
+      [1e-5, '0.00001'],
+      [1.5e-7, '0.00000015'],
+      [1e-15, '0.000000000000001'],
+      [1e-16, '1e-16'],
+      [1.25e-300, '1.25e-300'],
+      [1e14, '100000000000000.0'],
+      [123456789012345, '123456789012345.0'],
+      [1e15, '1e15'],
+      [1234567890123456.8, '1234567890123456.8'],
+      [1e100, '1e100'],
+      [-1.7976931348623157e308, '-1.7976931348623157e308'],
+      [5e-324, '5e-324'],
+      [0.30000000000000004, '0.30000000000000004'],
+    ];
+    for (const [d, want] of cases) {
+      const b = Buffer.alloc(9);
+      b[0] = 0x0b;
+      b.writeDoubleLE(d, 1);
+      assert.equal(jsonBinaryToText(b, 0, 9), want, String(d));
+      assert.equal(JSON.parse(want), d);
+    }
   });
   it('JSON column through a rows event', () => {
     assert.deepEqual(decodeValue(ColumnType.JSON, [4], [3, 0, 0, 0, 0x05, 0x2a, 0x00]), new MysqlJson('42'));
@@ -412,7 +441,7 @@ describe('PARTIAL_UPDATE_ROWS (binlog_row_value_options=PARTIAL_JSON), hand-buil
     assert.ok(ev.type === 'PARTIAL_UPDATE_ROWS');
     assert.equal(ev.rows.length, 2);
     const [r1, r2] = ev.rows;
-    assert.deepEqual(r1.before, [1, new MysqlJson('{"a": 1}'), new MysqlJson('true')]);
+    assert.deepEqual(r1.before, [1, new MysqlJson('{"a":1}'), new MysqlJson('true')]);
     assert.equal(r1.after[0], 1);
     assert.ok(r1.after[1] instanceof MysqlJsonPartial);
     assert.deepEqual(r1.after[1].diffs, [
@@ -422,7 +451,7 @@ describe('PARTIAL_UPDATE_ROWS (binlog_row_value_options=PARTIAL_JSON), hand-buil
       { op: 'remove', path: '$.gone' },
     ]);
     assert.deepEqual(r1.after[2], new MysqlJson('false'));
-    assert.deepEqual(r2.after, [2, new MysqlJson('{"a": 1}'), new MysqlJson('false')]);
+    assert.deepEqual(r2.after, [2, new MysqlJson('{"a":1}'), new MysqlJson('false')]);
   });
   it('a diff running past its column is a positioned decode error', () => {
     const decoder = new BinlogDecoder();

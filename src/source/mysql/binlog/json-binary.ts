@@ -1,8 +1,20 @@
 /**
- * MySQL binary JSON (the JSON column storage format) → JSON text, rendered the way MySQL prints it:
- * `{"a": 1, "b": [true, null]}` (", " and ": " separators), doubles with a trailing ".0" when integral,
- * temporal opaques as quoted "YYYY-MM-DD hh:mm:ss.ffffff", DECIMAL opaques as bare numbers, other opaques
- * as "base64:typeNN:…". Also decodes MySQL 8 partial JSON update diffs.
+ * MySQL binary JSON (the JSON column storage format) → JSON text. Also decodes MySQL 8 partial JSON update diffs.
+ *
+ * Output format (a deliberate choice, keep it in step with src/events/json-diff.ts):
+ *  - compact separators, `{"a":1,"b":[true,null]}`, as Debezium's MySQL connector streams JSON columns
+ *    (mysql-binlog-connector-java's JsonStringFormatter renders the binary value itself, without MySQL's ", " and
+ *    ": " spacing), so our change events carry the same text Debezium consumers see;
+ *  - object members in storage order (MySQL sorts keys by length, then bytes) — both MySQL and JsonStringFormatter
+ *    print them that way;
+ *  - scalars as MySQL prints them (Json_wrapper::to_string): doubles through my_gcvt's rules (shortest
+ *    round-trip digits, 'f' format for 1e-15 <= |x| < 1e15 and for larger non-integral values, else `1e100`;
+ *    ".0" appended when neither '.' nor 'e' appears, so `2.0`, `-0.0`), strings with only '"', '\' and control
+ *    characters escaped, DECIMAL opaques as bare numbers, DATE/TIME/DATETIME opaques as quoted
+ *    "YYYY-MM-DD hh:mm:ss.ffffff" with six fraction digits, other opaques as "base64:typeNN:…".
+ *    JsonStringFormatter differs only in spelling some scalars (doubles with an exponent expanded through
+ *    BigDecimal, bare base64 opaques); MySQL's spelling parses to the same values and matches what a snapshot
+ *    (SELECT) of the same column returns, apart from the spacing.
  */
 import { ColumnType } from '../column-type.js';
 import { type JsonDiff, MysqlJson, MysqlJsonPartial, MysqlTime } from '../values.js';
@@ -112,10 +124,10 @@ function renderContainer(buf: Buffer, base: number, end: number, large: boolean,
       const koff = large ? buf.readUInt32LE(ke) : buf.readUInt16LE(ke);
       const klen = buf.readUInt16LE(ke + w);
       if (koff + klen > size) fail('object key outside container', ke);
-      parts[i] = `${quote(buf.toString('utf8', base + koff, base + koff + klen))}: ${text}`;
+      parts[i] = `${quote(buf.toString('utf8', base + koff, base + koff + klen))}:${text}`;
     } else parts[i] = text;
   }
-  return isObject ? `{${parts.join(', ')}}` : `[${parts.join(', ')}]`;
+  return isObject ? `{${parts.join(',')}}` : `[${parts.join(',')}]`;
 }
 
 function isInlined(type: number, large: boolean): boolean {
@@ -178,17 +190,26 @@ function pad(n: number, w: number): string {
   return String(n).padStart(w, '0');
 }
 
-/** Doubles as MySQL prints them: shortest round-trip digits, exponent form outside 1e-4..1e15, ".0" if integral. */
+/**
+ * Doubles as MySQL prints them in JSON: my_gcvt(d, MY_GCVT_ARG_DOUBLE, MY_GCVT_MAX_FIELD_WIDTH) (strings/dtoa.cc),
+ * then ".0" when the text has neither '.' nor 'e'. my_gcvt takes the shortest round-trip digits and uses the 'f'
+ * format when the decimal exponent `decpt` (value = 0.DIGITS × 10^decpt) satisfies
+ * decpt >= -14 && (decpt <= 15 || digits > decpt) (MAX_DECPT_FOR_F_FORMAT = DBL_DIG = 15), else `D.DDDe±X`.
+ */
 export function formatDouble(d: number): string {
   if (!Number.isFinite(d)) return String(d);
   if (d === 0) return Object.is(d, -0) ? '-0.0' : '0.0';
-  const [mant, expText] = d.toExponential().split('e');
-  const exp = Number(expText);
-  if (exp < -4 || exp > 14) {
-    return `${mant}e${exp}`;
+  const sign = d < 0 ? '-' : '';
+  const [mant, expText] = Math.abs(d).toExponential().split('e');
+  const digits = mant.replace('.', '');
+  const len = digits.length;
+  const decpt = Number(expText) + 1;
+  if (decpt >= -14 && (decpt <= 15 || len > decpt)) {
+    if (decpt <= 0) return `${sign}0.${'0'.repeat(-decpt)}${digits}`;
+    if (decpt < len) return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
+    return `${sign}${digits}${'0'.repeat(decpt - len)}.0`;
   }
-  const s = String(d);
-  return /[.e]/.test(s) ? s : `${s}.0`;
+  return `${sign}${digits[0]}${len > 1 ? `.${digits.slice(1)}` : ''}e${decpt - 1}`;
 }
 
 /** JSON string quoting as MySQL does it: only ", \ and control characters are escaped. */
