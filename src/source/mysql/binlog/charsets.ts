@@ -45,7 +45,10 @@ function whatwg(label: string): StringDecoderFn {
 
 function utf32be(b: Buffer, s: number, e: number): string {
   let out = '';
-  for (let i = s; i + 3 < e; i += 4) out += String.fromCodePoint(b.readUInt32BE(i));
+  for (let i = s; i + 3 < e; i += 4) {
+    const cp = b.readUInt32BE(i);
+    out += cp <= 0x10ffff ? String.fromCodePoint(cp) : '\ufffd'; // not a code point: replacement character
+  }
   return out;
 }
 

@@ -40,6 +40,7 @@ const TWO_32 = 4294967296;
 function readLen(r: ByteReader, bytes: number): number {
   const b = r.buf;
   const p = r.pos;
+  if (!(p + bytes <= r.end)) throw truncated(r, bytes);
   r.pos = p + bytes;
   switch (bytes) {
     case 1:
@@ -113,6 +114,7 @@ function fixedBinary(lenBytes: number, size: number): ColumnDecoder {
 function fixed(size: number, read: (buf: Buffer, pos: number) => CellValue): ColumnDecoder {
   return (r) => {
     const p = r.pos;
+    if (!(p + size <= r.end)) throw truncated(r, size);
     r.pos = p + size;
     return read(r.buf, p);
   };
@@ -150,11 +152,24 @@ function charsetDecoder(col: ColumnInfo, hint: ColumnHint | undefined, defaultBi
 export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): ColumnDecoder {
   const unsigned = col.unsigned ?? hint?.unsigned ?? false;
   const meta = col.meta;
+  const badDecimal = col.realType === ColumnType.NEWDECIMAL && !validDecimal(meta >> 8, meta & 0xff);
+  if (badDecimal || (LENGTH_PREFIXED.has(col.realType) && (meta < 1 || meta > 4))) {
+    return (r) => {
+      throw new BinlogDecodeError(
+        `event at position ${r.eventPosition}: column ${col.name ?? `@${col.index + 1}`} of type ${columnTypeName(col.realType)} has invalid TABLE_MAP metadata 0x${meta.toString(16)} (${badDecimal ? 'DECIMAL precision/scale out of range' : 'length prefix must be 1 to 4 bytes'}; corrupt TABLE_MAP)`,
+        r.eventPosition,
+      );
+    };
+  }
   switch (col.realType) {
     case ColumnType.TINY:
       return unsigned
-        ? (r) => r.buf[r.pos++]
+        ? (r) => {
+            if (r.pos >= r.end) throw truncated(r, 1);
+            return r.buf[r.pos++];
+          }
         : (r) => {
+            if (r.pos >= r.end) throw truncated(r, 1);
             const v = r.buf[r.pos++];
             return v > 127 ? v - 256 : v;
           };
@@ -166,11 +181,13 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
       return unsigned
         ? (r) => {
             const p = r.pos;
+            if (!(p + 4 <= r.end)) throw truncated(r, 4);
             r.pos = p + 4;
             return r.buf.readUInt32LE(p);
           }
         : (r) => {
             const p = r.pos;
+            if (!(p + 4 <= r.end)) throw truncated(r, 4);
             r.pos = p + 4;
             return r.buf.readInt32LE(p);
           };
@@ -178,11 +195,13 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
       return unsigned
         ? (r) => {
             const p = r.pos;
+            if (!(p + 8 <= r.end)) throw truncated(r, 8);
             r.pos = p + 8;
             return readUint64(r.buf, p);
           }
         : (r) => {
             const p = r.pos;
+            if (!(p + 8 <= r.end)) throw truncated(r, 8);
             r.pos = p + 8;
             return readInt64(r.buf, p);
           };
@@ -191,6 +210,7 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
     case ColumnType.DOUBLE:
       return (r) => {
         const p = r.pos;
+        if (!(p + 8 <= r.end)) throw truncated(r, 8);
         r.pos = p + 8;
         return r.buf.readDoubleLE(p);
       };
@@ -204,6 +224,7 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
       const size = decimalBinarySize(precision, scale);
       return (r) => {
         const p = r.pos;
+        if (!(p + size <= r.end)) throw truncated(r, size);
         r.pos = p + size;
         return decodeDecimal(r.buf, p, precision, scale);
       };
@@ -221,6 +242,7 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
       const size = 5 + fracBytes(meta);
       return (r) => {
         const p = r.pos;
+        if (!(p + size <= r.end)) throw truncated(r, size);
         r.pos = p + size;
         return decodeDatetime2(r.buf, p, meta);
       };
@@ -231,6 +253,7 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
       const size = 4 + fracBytes(meta);
       return (r) => {
         const p = r.pos;
+        if (!(p + size <= r.end)) throw truncated(r, size);
         r.pos = p + size;
         return decodeTimestamp2(r.buf, p, meta);
       };
@@ -293,9 +316,32 @@ export function columnDecoder(col: ColumnInfo, hint: ColumnHint | undefined): Co
   }
 }
 
+/** DECIMAL(M,D) limits (MariaDB allows D up to 38). */
+function validDecimal(precision: number, scale: number): boolean {
+  return precision >= 1 && precision <= 65 && scale <= precision && scale <= 38;
+}
+
+/** Types whose value has a length prefix of `meta` (1-4) bytes. */
+const LENGTH_PREFIXED = new Set<number>([
+  ColumnType.BLOB,
+  ColumnType.TINY_BLOB,
+  ColumnType.MEDIUM_BLOB,
+  ColumnType.LONG_BLOB,
+  ColumnType.JSON,
+  ColumnType.GEOMETRY,
+  ColumnType.VECTOR,
+]);
+
 /** Advances past a column value without materialising it (for columns the caller did not ask for). */
 export function columnSkipper(col: ColumnInfo): (r: ByteReader) => void {
   const meta = col.meta;
+  if (
+    (col.realType === ColumnType.NEWDECIMAL && !validDecimal(meta >> 8, meta & 0xff)) ||
+    (LENGTH_PREFIXED.has(col.realType) && (meta < 1 || meta > 4))
+  ) {
+    const fail = columnDecoder(col, undefined);
+    return (r) => void fail(r);
+  }
   let size = -1;
   let lenBytes = 0;
   switch (col.realType) {
@@ -321,6 +367,7 @@ export function columnSkipper(col: ColumnInfo): (r: ByteReader) => void {
   if (lenBytes > 0) {
     return (r) => {
       const len = readLen(r, lenBytes);
+      if (r.pos + len > r.end) throw truncated(r, len);
       r.pos += len;
     };
   }

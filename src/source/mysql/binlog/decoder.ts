@@ -36,6 +36,9 @@ export type { ColumnHint } from './column-decoders.js';
 export * from './errors.js';
 export * from './events.js';
 
+/** Upper bound for a TRANSACTION_PAYLOAD's uncompressed size (MySQL's max_allowed_packet / event limit). */
+const MAX_PAYLOAD_BYTES = 1 << 30;
+
 /** FORMAT_DESCRIPTION flag: the binlog was not closed cleanly (still in use or the server crashed). */
 const BINLOG_IN_USE_F = 0x1;
 
@@ -111,6 +114,8 @@ export class BinlogDecoder {
   private readonly options: BinlogDecoderOptions;
   private checksum: ChecksumAlgorithm = 'NONE';
   private fde: FormatDescriptionEvent | undefined;
+  /** Old type code → current type code, for the pre-GA 5.1/5.2 "a_drop" builds that numbered events differently. */
+  private typePermutation: readonly number[] | undefined;
   private readonly tables = new Map<number, CachedTable>();
 
   constructor(options: BinlogDecoderOptions = {}) {
@@ -159,7 +164,7 @@ export class BinlogDecoder {
     }
     const header: EventHeader = {
       timestamp: event.readUInt32LE(0),
-      typeCode: event[4],
+      typeCode: this.typePermutation?.[event[4]] ?? event[4],
       serverId: event.readUInt32LE(5),
       eventSize: event.readUInt32LE(9),
       nextPosition: event.readUInt32LE(13),
@@ -251,7 +256,16 @@ export class BinlogDecoder {
         );
       }
     }
-    const postHeaderLengths = Array.from(event.subarray(r.pos, end));
+    let postHeaderLengths = Array.from(event.subarray(r.pos, end));
+    const permutation = OLD_TYPE_PERMUTATION_VERSION.test(serverVersion) ? OLD_TYPE_PERMUTATION : undefined;
+    if (permutation) {
+      // The post-header lengths are indexed by the old codes too: reorder them to the current codes.
+      const permuted = postHeaderLengths.slice();
+      for (let old = 1; old < permutation.length && old <= postHeaderLengths.length; old++) {
+        permuted[permutation[old] - 1] = postHeaderLengths[old - 1];
+      }
+      postHeaderLengths = permuted;
+    }
     const fde: FormatDescriptionEvent = {
       type: 'FORMAT_DESCRIPTION',
       header,
@@ -264,6 +278,7 @@ export class BinlogDecoder {
       mariadb,
     };
     this.fde = fde;
+    this.typePermutation = permutation;
     this.checksum = checksum;
     return fde;
   }
@@ -273,6 +288,14 @@ export class BinlogDecoder {
     const rowsType = ROWS_TYPES[type];
     if (rowsType) {
       const tableIdSize = this.postHeaderLength(type) === 6 ? 4 : 6;
+      if (rowsType[1] === 0 && r.remaining >= tableIdSize) {
+        const tableId = tableIdSize === 6 ? r.buf.readUIntLE(r.pos, 6) : r.buf.readUInt32LE(r.pos);
+        // Pre-GA row images follow the storage engine's record layout, which a TABLE_MAP without column
+        // metadata does not describe: keep the raw body rather than decode garbage.
+        if (this.tables.get(tableId)?.decoder.table.noColumnMetadata) {
+          return { type: 'OTHER', header, name: eventTypeName(type), body: r.rest() };
+        }
+      }
       return decodeRowsEvent(
         r,
         header,
@@ -449,7 +472,25 @@ export class BinlogDecoder {
     const data = r.rest();
     let payload: Buffer;
     if (compression === 0) {
-      const out = zstdDecompress(data, uncompressedSize > 0 ? new Uint8Array(uncompressedSize) : undefined);
+      // The output buffer is sized from the header, so bound it first: zstd cannot expand a block more than
+      // ~32768x (an RLE block), and no transaction payload exceeds the 1 GiB event limit.
+      if (uncompressedSize <= 0 || uncompressedSize > MAX_PAYLOAD_BYTES || uncompressedSize > data.length * 32768) {
+        throw new BinlogDecodeError(
+          `TRANSACTION_PAYLOAD: implausible uncompressed size ${uncompressedSize} for ${data.length} compressed bytes`,
+        );
+      }
+      let out: Uint8Array;
+      try {
+        out = zstdDecompress(data, new Uint8Array(uncompressedSize));
+      } catch (err) {
+        throw new BinlogDecodeError(
+          `TRANSACTION_PAYLOAD: zstd decompression failed: ${(err as Error).message}`,
+          undefined,
+          {
+            cause: err,
+          },
+        );
+      }
       payload = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
     } else if (compression === 255) payload = data;
     else throw new BinlogDecodeError(`TRANSACTION_PAYLOAD: unknown compression type ${compression}`);
@@ -476,6 +517,38 @@ export class BinlogDecoder {
     };
   }
 }
+
+/**
+ * Pre-GA trees (mysql-5.1-wl2325 "a_drop5p"/"a_drop6p" builds) gave TABLE_MAP, the row events, XID and the
+ * LOAD DATA query events other type codes; MySQL maps them back with this table (old code → current code) when
+ * the FORMAT_DESCRIPTION names such a server version (same version test as the server's).
+ */
+const OLD_TYPE_PERMUTATION: readonly number[] = [
+  EventType.UNKNOWN,
+  EventType.START_V3,
+  EventType.QUERY,
+  EventType.STOP,
+  EventType.ROTATE,
+  EventType.INTVAR,
+  EventType.LOAD,
+  EventType.SLAVE,
+  EventType.CREATE_FILE,
+  EventType.APPEND_BLOCK,
+  EventType.EXEC_LOAD,
+  EventType.DELETE_FILE,
+  EventType.NEW_LOAD,
+  EventType.RAND,
+  EventType.USER_VAR,
+  EventType.FORMAT_DESCRIPTION,
+  EventType.TABLE_MAP,
+  EventType.PRE_GA_WRITE_ROWS,
+  EventType.PRE_GA_UPDATE_ROWS,
+  EventType.PRE_GA_DELETE_ROWS,
+  EventType.XID,
+  EventType.BEGIN_LOAD_QUERY,
+  EventType.EXECUTE_LOAD_QUERY,
+];
+const OLD_TYPE_PERMUTATION_VERSION = /^5\.(?:1\.[1-5]-a_drop5|1\.4-a_drop6|2\.[0-2]-a_drop6)/;
 
 function versionAtLeast(version: string, min: [number, number, number]): boolean {
   const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);

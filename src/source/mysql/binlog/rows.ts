@@ -49,7 +49,8 @@ export type RowsKind = 'WRITE_ROWS' | 'UPDATE_ROWS' | 'DELETE_ROWS' | 'PARTIAL_U
 
 /** Reads a columns-present bitmap into the list of present column indexes. */
 function readPresent(r: ByteReader, width: number): { flags: boolean[]; indexes: number[] } {
-  const bytes = (width + 7) >> 3;
+  const bytes = Math.ceil(width / 8);
+  // Checked before allocating: a corrupt column count must not size the arrays below.
   r.need(bytes, 'rows event column bitmap');
   const flags: boolean[] = new Array(width);
   const indexes: number[] = [];
@@ -68,6 +69,7 @@ function decodeImage(r: ByteReader, td: TableDecoder, width: number, present: nu
   if (n !== width) for (let i = 0; i < width; i++) row[i] = undefined;
   const buf = r.buf;
   const nullAt = r.pos;
+  r.need((n + 7) >> 3, 'row image null bitmap');
   r.pos += (n + 7) >> 3;
   const decoders = td.decoders;
   const excluded = td.excluded;
@@ -76,9 +78,11 @@ function decodeImage(r: ByteReader, td: TableDecoder, width: number, present: nu
     if ((buf[nullAt + (k >> 3)] & (1 << (k & 7))) !== 0) row[i] = excluded?.[i] ? undefined : null;
     else row[i] = decoders[i](r);
   }
-  if (r.pos > r.end) {
+  if (!(r.pos <= r.end) || r.pos === nullAt) {
     throw new BinlogDecodeError(
-      `event at position ${r.eventPosition}: row image of ${td.table.database}.${td.table.table} runs ${r.pos - r.end} bytes past the end of the event (table definition does not match the row data)`,
+      r.pos === nullAt
+        ? `event at position ${r.eventPosition}: row image of ${td.table.database}.${td.table.table} at offset ${nullAt} has no columns and no bytes (corrupt columns-present bitmap)`
+        : `event at position ${r.eventPosition}: row image of ${td.table.database}.${td.table.table} runs ${r.pos - r.end} bytes past the end of the event (table definition does not match the row data)`,
       r.eventPosition,
     );
   }
@@ -100,8 +104,11 @@ function decodePartialAfterImage(r: ByteReader, td: TableDecoder, width: number,
   for (const col of partial) {
     const lenBytes = td.table.columns[col].meta;
     decoders[col] = (rr) => {
+      if (lenBytes < 1 || lenBytes > 4) return saved[col](rr); // corrupt metadata: the regular decoder reports it
+      rr.need(lenBytes, 'partial JSON length');
       const len = rr.buf.readUIntLE(rr.pos, lenBytes);
       const start = rr.pos + lenBytes;
+      rr.need(lenBytes + len, 'partial JSON value');
       rr.pos = start + len;
       return decodeJsonDiffs(rr.buf, start, start + len);
     };

@@ -44,6 +44,11 @@ export interface TableMapEvent {
   primaryKey?: Array<{ column: number; prefix: number }>;
   /** Which optional metadata field types were present (for diagnostics). */
   optionalMetadataFields: number[];
+  /**
+   * True for the pre-GA 5.1 layout that ends after the column types (no metadata block, no null bitmap): column
+   * metadata is unknown, so row events for this table cannot be decoded.
+   */
+  noColumnMetadata?: boolean;
 }
 
 const OptionalMeta = {
@@ -146,6 +151,25 @@ export function decodeTableMap(r: ByteReader, header: EventHeader, tableIdSize: 
   const columns: ColumnInfo[] = new Array(columnCount);
   const typesAt = r.pos;
   r.skip(columnCount);
+  if (r.remaining === 0) {
+    // Pre-GA 5.1 TABLE_MAP (e.g. the 5.1/5.2 "a_drop" builds): no metadata block and no null bitmap follow.
+    for (let i = 0; i < columnCount; i++) {
+      const type = r.buf[typesAt + i];
+      columns[i] = { index: i, type, realType: type, meta: 0, nullable: true };
+    }
+    return {
+      type: 'TABLE_MAP',
+      header,
+      tableId,
+      flags,
+      database,
+      table,
+      columnCount,
+      columns,
+      optionalMetadataFields: [],
+      noColumnMetadata: true,
+    };
+  }
   const metaLen = r.packed();
   r.need(metaLen, 'TABLE_MAP metadata block');
   const metaEnd = r.pos + metaLen;
@@ -223,6 +247,8 @@ function readOptionalField(r: ByteReader, end: number, fieldType: number, ev: Ta
       for (const c of cols) {
         if (c.realType !== want || r.pos >= end) continue;
         const n = r.packed();
+        // Each value takes at least its length byte: a larger count is corruption (checked before allocating).
+        r.need(n, 'TABLE_MAP ENUM/SET value list');
         const values: string[] = new Array(n);
         for (let i = 0; i < n; i++) values[i] = r.utf8(r.packed());
         if (want === ColumnType.SET) c.setValues = values;
