@@ -104,6 +104,35 @@ describe('SchemaTracker: CREATE TABLE column derivation', () => {
     assert.deepEqual(cols(t, 't'), ['a', 'b', 'c']);
     assert.equal(t.getTable('app', 't')!.charset, 'latin1');
   });
+
+  it('models typed temporal literals, adjacent strings and introduced hex literals as defaults', () => {
+    const t = tracker([
+      `CREATE TABLE t (d DATE DEFAULT DATE '2001-02-03', tm TIME DEFAULT TIME '10:11:12',
+         ts DATETIME DEFAULT TIMESTAMP '2001-02-03 04:05:06', s VARCHAR(10) DEFAULT 'ab' 'cd',
+         h VARCHAR(5) CHARACTER SET latin1 DEFAULT _latin1 X'4142', u VARCHAR(2) DEFAULT _utf8mb4 0xE282AC,
+         k CHAR(1) CHARACTER SET cp1251 DEFAULT _koi8r 0xFF)`,
+      "ALTER TABLE t ALTER COLUMN tm SET DEFAULT TIME '09:00'",
+    ]);
+    const c = Object.fromEntries(t.getTable('app', 't')!.columns.map((x) => [x.name, x]));
+    assert.equal(c.d.defaultValue, '2001-02-03');
+    assert.equal(c.tm.defaultValue, '09:00');
+    assert.equal(c.ts.defaultValue, '2001-02-03 04:05:06');
+    assert.equal(c.s.defaultValue, 'abcd');
+    assert.equal(c.h.defaultValue, 'AB');
+    assert.equal(c.u.defaultValue, '€');
+    assert.deepEqual([c.k.hasDefault, c.k.defaultValue], [true, "x'FF'"], 'other introducers keep the bytes');
+  });
+
+  it('accepts qualified column names and "quoted" names (ANSI_QUOTES sessions) without the option', () => {
+    const t = tracker([
+      'CREATE TABLE t (t.id INT NOT NULL, app.t.name VARCHAR(5), PRIMARY KEY (id))',
+      'ALTER TABLE t ADD COLUMN t.note TEXT AFTER id',
+      'CREATE TABLE "q" ("a b" INT, PRIMARY KEY ("a b"))',
+    ]);
+    assert.deepEqual(cols(t, 't'), ['id', 'note', 'name']);
+    assert.deepEqual(cols(t, 'q'), ['a b']);
+    assert.deepEqual(t.getTable('app', 'q')!.primaryKey, ['a b']);
+  });
 });
 
 describe('SchemaTracker: ALTER / RENAME / DROP sequences', () => {
@@ -168,6 +197,26 @@ describe('SchemaTracker: ALTER / RENAME / DROP sequences', () => {
     assert.deepEqual(cols(t, 't'), ['id'], 'failed ALTER leaves the table unchanged');
     assert.deepEqual(t.apply('ALTER TABLE unknown ADD x INT', at).needsReload, ['app.unknown']);
     assert.deepEqual(t.apply('ALTER TABLE t ADD SYSTEM VERSIONING', at).needsReload, ['app.t']);
+  });
+
+  it('MariaDB periods: WITHOUT OVERLAPS keys index the period end and start; PRIMARY KEY IF NOT EXISTS', () => {
+    const t = tracker([
+      `CREATE TABLE b (room INT NOT NULL, guest INT, f DATE NOT NULL, e DATE NOT NULL, PERIOD FOR p (f, e),
+         PRIMARY KEY (room, p WITHOUT OVERLAPS), UNIQUE KEY g (guest, p WITHOUT OVERLAPS))`,
+      'CREATE TABLE s (id INT NOT NULL, n INT NOT NULL, a DATE, z DATE)',
+      'ALTER TABLE s ADD PRIMARY KEY IF NOT EXISTS (id)',
+      'ALTER TABLE s ADD PERIOD IF NOT EXISTS FOR w (a, z)',
+    ]);
+    assert.deepEqual(t.getTable('app', 'b')!.primaryKey, ['room', 'e', 'f'], 'as information_schema shows it');
+    assert.deepEqual(t.getTable('app', 'b')!.uniqueKeys, [{ name: 'g', columns: ['guest', 'e', 'f'] }]);
+    assert.deepEqual(t.getTable('app', 's')!.primaryKey, ['id']);
+    assert.equal(t.apply('ALTER TABLE s ADD PRIMARY KEY IF NOT EXISTS (n)', at).needsReload.length, 0);
+    assert.deepEqual(t.getTable('app', 's')!.primaryKey, ['id'], 'IF NOT EXISTS keeps the existing key');
+    t.apply('ALTER TABLE s ADD UNIQUE KEY IF NOT EXISTS un (n)', at);
+    t.apply('ALTER TABLE s ADD UNIQUE KEY IF NOT EXISTS un (a)', at);
+    assert.deepEqual(t.getTable('app', 's')!.uniqueKeys, [{ name: 'un', columns: ['n'] }]);
+    // The tracker does not model periods added by ALTER: a key over one is re-read from the server.
+    assert.deepEqual(t.apply('ALTER TABLE s ADD UNIQUE KEY u (n, w WITHOUT OVERLAPS)', at).needsReload, ['app.s']);
   });
 
   it('drops tables (multi, IF EXISTS, TEMPORARY ignored) and whole databases', () => {

@@ -51,6 +51,8 @@ export interface KeySpec {
   name: string | null;
   /** Plain column key parts; functional key parts are omitted (they add hidden columns that are not in binlogs). */
   columns: string[];
+  /** MariaDB `ADD PRIMARY KEY IF NOT EXISTS`, `ADD UNIQUE KEY IF NOT EXISTS u`, `CREATE INDEX IF NOT EXISTS`. */
+  ifNotExists?: boolean;
 }
 
 export interface TableOptionsSpec {

@@ -112,6 +112,15 @@ const IGNORED_OBJECTS = new Set([
   'PREPARE',
 ]);
 
+/** Charset introducers whose hex literals decode with a Node encoding (for DEFAULT _latin1 X'..'). */
+const HEX_INTRODUCER_ENCODINGS: Record<string, BufferEncoding> = {
+  LATIN1: 'latin1',
+  ASCII: 'latin1',
+  UTF8: 'utf8',
+  UTF8MB3: 'utf8',
+  UTF8MB4: 'utf8',
+};
+
 const CURRENT_TS_FUNCS = new Set(['CURRENT_TIMESTAMP', 'NOW', 'LOCALTIME', 'LOCALTIMESTAMP']);
 
 export function parseDdl(sql: string, options: TokenizeOptions = {}): DdlStatement {
@@ -121,8 +130,13 @@ export function parseDdl(sql: string, options: TokenizeOptions = {}): DdlStateme
   return new Parser(tokens, sql.length).statement();
 }
 
+/** Key part placeholder for a MariaDB application-time period (`p WITHOUT OVERLAPS`), resolved in CREATE TABLE. */
+const PERIOD_KEY_PART = '\0period:';
+
 class Parser {
   private i = 0;
+  /** PERIOD FOR name(start, end) of the CREATE TABLE being parsed, by lower-cased name. */
+  private readonly periods = new Map<string, [string, string]>();
   constructor(
     private readonly t: Token[],
     private readonly end: number,
@@ -188,12 +202,24 @@ class Parser {
     }
     this.fail(what);
   }
+  /**
+   * A table or column name, also as a "string": without ANSI_QUOTES the server rejects that, so in a binlog it can
+   * only come from a session with ANSI_QUOTES, where it is an identifier.
+   */
+  private nameIdent(what: string): string {
+    const tok = this.peek();
+    if (tok?.kind === 'string' && tok.introducer === undefined) {
+      this.i++;
+      return tok.text;
+    }
+    return this.ident(what);
+  }
   private qualifiedName(): QualifiedName {
-    const first = this.ident('table name');
+    const first = this.nameIdent('table name');
     // `db`.`tbl`, db.tbl; the tokenizer may glue `db.` + `tbl` as word/op/word or read `.5tbl` oddly: keep simple.
     if (this.isOp('.')) {
       this.i++;
-      return { database: first, name: this.ident('table name after "."') };
+      return { database: first, name: this.nameIdent('table name after "."') };
     }
     return { database: null, name: first };
   }
@@ -298,14 +324,18 @@ class Parser {
       kind = 'SPATIAL';
     }
     if (this.acceptWord('INDEX')) {
-      this.ifNotExists();
+      const ifNotExists = this.ifNotExists();
       const name = this.ident('index name');
       if (this.acceptWord('USING') || this.acceptWord('TYPE')) this.ident('index type');
       this.expectWord('ON');
       const table = this.qualifiedName();
       const columns = this.keyParts();
       this.skipToEnd(); // index options, ALGORITHM=, LOCK=
-      return { kind: 'CREATE_INDEX', table, key: { kind, name, columns } };
+      return {
+        kind: 'CREATE_INDEX',
+        table,
+        key: ifNotExists ? { kind, name, columns, ifNotExists } : { kind, name, columns },
+      };
     }
     const obj = this.peek();
     if (obj?.kind === 'word' && IGNORED_OBJECTS.has(obj.upper)) return { kind: 'IGNORED', what: `CREATE ${obj.upper}` };
@@ -336,6 +366,7 @@ class Parser {
         break;
       }
     }
+    for (const key of keys) key.columns = key.columns.flatMap((c) => this.resolvePeriodKeyPart(c));
     const options = this.tableOptions();
     if (this.acceptWord('PARTITION')) {
       // PARTITION BY ... may be followed by AS SELECT; scan for a SELECT at depth 0.
@@ -354,6 +385,13 @@ class Parser {
       } else this.fail('table option, PARTITION BY or SELECT');
     }
     return { kind: 'CREATE_TABLE', table, ifNotExists, orReplace, temporary, columns, keys, options, asSelect };
+  }
+
+  /** `p WITHOUT OVERLAPS` → [end, start] of period p (as MariaDB indexes it); unknown periods stay unresolved. */
+  private resolvePeriodKeyPart(part: string): string[] {
+    if (!part.startsWith(PERIOD_KEY_PART)) return [part];
+    const period = this.periods.get(part.slice(PERIOD_KEY_PART.length).toLowerCase());
+    return period ? [period[1], period[0]] : [part];
   }
 
   private isQueryStart(k: number): boolean {
@@ -383,6 +421,16 @@ class Parser {
       if (!['PRIMARY', 'UNIQUE', 'FOREIGN', 'CHECK'].some((w) => this.isWord(w)))
         symbol = this.ident('constraint name');
     } else if (tok.upper === 'PERIOD' && this.isWord('FOR', 1)) {
+      this.i += 2;
+      const name = this.ident('period name');
+      if (this.isOp('(') && !this.isOp(')', 2)) {
+        this.i++;
+        const start = this.nameIdent('period start column');
+        this.expectOp(',');
+        const end = this.nameIdent('period end column');
+        this.expectOp(')');
+        this.periods.set(name.toLowerCase(), [start, end]);
+      }
       this.skipToElementEnd();
       return null;
     } else if (tok.upper === 'VECTOR' && (this.isWord('INDEX', 1) || this.isWord('KEY', 1))) {
@@ -393,18 +441,20 @@ class Parser {
     }
     let kind: KeySpec['kind'];
     let name: string | null = null;
+    let ifNotExists = false;
     if (this.acceptWord('PRIMARY')) {
       this.expectWord('KEY');
       kind = 'PRIMARY';
+      ifNotExists = this.ifNotExists(); // MariaDB
       if (!this.isOp('(') && !this.isWord('USING')) this.ident('index name'); // MySQL ignores a PK name
     } else if (this.acceptWord('UNIQUE')) {
       kind = 'UNIQUE';
       this.acceptWord('INDEX') || this.acceptWord('KEY');
-      this.ifNotExists();
+      ifNotExists = this.ifNotExists();
       if (!this.isOp('(') && !this.isWord('USING')) name = this.ident('index name');
     } else if (this.acceptWord('FOREIGN')) {
       this.expectWord('KEY');
-      this.ifNotExists();
+      ifNotExists = this.ifNotExists();
       kind = 'FOREIGN';
       if (!this.isOp('(')) name = this.ident('foreign key name');
     } else if (this.acceptWord('CHECK')) {
@@ -413,13 +463,13 @@ class Parser {
     } else {
       kind = this.acceptWord('FULLTEXT') ? 'FULLTEXT' : this.acceptWord('SPATIAL') ? 'SPATIAL' : 'INDEX';
       this.acceptWord('INDEX') || this.acceptWord('KEY');
-      this.ifNotExists();
+      ifNotExists = this.ifNotExists();
       if (!this.isOp('(') && !this.isWord('USING')) name = this.ident('index name');
     }
     if (this.acceptWord('USING') || this.acceptWord('TYPE')) this.ident('index type');
     const columns = this.keyParts();
     this.skipToElementEnd(); // index options, REFERENCES ... ON DELETE ...
-    return { kind, name: name ?? symbol, columns };
+    return ifNotExists ? { kind, name: name ?? symbol, columns, ifNotExists } : { kind, name: name ?? symbol, columns };
   }
 
   /** ( col [(len)] [ASC|DESC], (expr), ... ) → plain column names. */
@@ -429,9 +479,12 @@ class Parser {
     for (;;) {
       if (this.isOp('(')) this.skipParens();
       else {
-        cols.push(this.ident('key column'));
+        const col = this.nameIdent('key column');
         if (this.isOp('(')) this.skipParens();
         this.acceptWord('ASC') || this.acceptWord('DESC');
+        // MariaDB application-time period in a key: `p WITHOUT OVERLAPS` names the period, not a column; the server
+        // appends the period's end and start columns to the index (resolved once the table's periods are known).
+        cols.push(this.acceptWord('WITHOUT', 'OVERLAPS') ? `${PERIOD_KEY_PART}${col}` : col);
       }
       if (this.acceptOp(',')) continue;
       this.expectOp(')');
@@ -440,7 +493,12 @@ class Parser {
   }
 
   private columnDefinition(): ColumnSpec {
-    const name = this.ident('column name');
+    let name = this.nameIdent('column name');
+    // field_ident: `tbl.col` and `db.tbl.col` are accepted (the qualifiers must name the table itself).
+    for (let k = 0; k < 2 && this.isOp('.'); k++) {
+      this.i++;
+      name = this.nameIdent('column name after "."');
+    }
     const type = this.dataType();
     const col: ColumnSpec = {
       name,
@@ -714,9 +772,10 @@ class Parser {
           text: `${tok.introducer === 'hex' ? 'x' : 'b'}'${tok.text}'`,
           introducer: tok.introducer,
         };
-      return tok.introducer
-        ? { kind: 'literal', text: tok.text, introducer: tok.introducer }
-        : { kind: 'literal', text: tok.text };
+      let text = tok.text;
+      // Adjacent literals are concatenated: DEFAULT 'ab' 'cd' = 'abcd'.
+      while (this.peek()?.kind === 'string' && this.peek()?.introducer === undefined) text += this.next().text;
+      return tok.introducer ? { kind: 'literal', text, introducer: tok.introducer } : { kind: 'literal', text };
     }
     if (tok.kind === 'number') {
       this.i++;
@@ -737,6 +796,31 @@ class Parser {
       if (tok.upper === 'TRUE' || tok.upper === 'FALSE') {
         this.i++;
         return { kind: 'literal', text: tok.upper === 'TRUE' ? '1' : '0' };
+      }
+      // Typed temporal literals (DATE '2000-01-01', TIME '10:00', TIMESTAMP '...'): the server stores the string.
+      const lit = this.peek(1);
+      if (
+        (tok.upper === 'DATE' || tok.upper === 'TIME' || tok.upper === 'TIMESTAMP') &&
+        lit?.kind === 'string' &&
+        lit.introducer === undefined
+      ) {
+        this.i += 2;
+        return { kind: 'literal', text: lit.text };
+      }
+      // A character set introducer before a hex literal (_latin1 X'4142', _utf8mb4 0xC3A9) makes it a string in that
+      // charset: the server shows the decoded text. Other charsets (and bit literals) keep the literal's bytes.
+      if (
+        tok.text.startsWith('_') &&
+        lit?.kind === 'string' &&
+        (lit.introducer === 'hex' || lit.introducer === 'bit')
+      ) {
+        this.i++;
+        const encoding = HEX_INTRODUCER_ENCODINGS[tok.upper.slice(1)];
+        if (lit.introducer === 'hex' && encoding && lit.text.length % 2 === 0) {
+          this.i++;
+          return { kind: 'literal', text: Buffer.from(lit.text, 'hex').toString(encoding) };
+        }
+        return this.defaultValue();
       }
       if (tok.upper === 'NEXT' && this.isWord('VALUE', 1) && this.isWord('FOR', 2)) {
         this.i += 3;
@@ -1017,7 +1101,7 @@ class Parser {
 
   private alterAdd(): AlterSpec[] {
     if (this.acceptWord('SYSTEM', 'VERSIONING')) return [{ kind: 'RELOAD', what: 'ADD SYSTEM VERSIONING' }];
-    if (this.isWord('PERIOD') && this.isWord('FOR', 1)) {
+    if (this.isWord('PERIOD') && (this.isWord('FOR', 1) || this.isWord('IF', 1))) {
       this.skipToElementEnd();
       return [{ kind: 'NOOP', what: 'ADD PERIOD' }];
     }
@@ -1030,7 +1114,7 @@ class Parser {
       for (;;) {
         const key = hadColumnWord && !this.isKeyStart() ? undefined : this.tryKeyDefinition();
         if (key !== undefined) {
-          if (key !== null) out.push({ kind: 'ADD_KEY', key, ifNotExists });
+          if (key !== null) out.push({ kind: 'ADD_KEY', key, ifNotExists: ifNotExists || key.ifNotExists === true });
         } else out.push({ kind: 'ADD_COLUMN', column: this.columnDefinition(), ifNotExists });
         if (this.acceptOp(',')) continue;
         this.expectOp(')');
@@ -1040,7 +1124,9 @@ class Parser {
     if (!hadColumnWord) {
       const key = this.tryKeyDefinition();
       if (key !== undefined)
-        return key === null ? [{ kind: 'NOOP', what: 'ADD' }] : [{ kind: 'ADD_KEY', key, ifNotExists }];
+        return key === null
+          ? [{ kind: 'NOOP', what: 'ADD' }]
+          : [{ kind: 'ADD_KEY', key, ifNotExists: ifNotExists || key.ifNotExists === true }];
     }
     const column = this.columnDefinition();
     return [{ kind: 'ADD_COLUMN', column, position: this.columnPosition(), ifNotExists }];
@@ -1055,7 +1141,7 @@ class Parser {
   private alterDrop(): AlterSpec {
     if (this.acceptWord('PRIMARY', 'KEY')) return { kind: 'DROP_PRIMARY_KEY' };
     if (this.acceptWord('SYSTEM', 'VERSIONING')) return { kind: 'RELOAD', what: 'DROP SYSTEM VERSIONING' };
-    if (this.acceptWord('PERIOD', 'FOR')) {
+    if (this.isWord('PERIOD') && (this.isWord('FOR', 1) || this.isWord('IF', 1))) {
       this.skipToElementEnd();
       return { kind: 'NOOP', what: 'DROP PERIOD' };
     }

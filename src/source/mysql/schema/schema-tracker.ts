@@ -365,7 +365,12 @@ export class SchemaTracker {
         return r;
       }
       case 'CREATE_INDEX':
-        return this.alterTable(stmt.table, [{ kind: 'ADD_KEY', key: stmt.key, ifNotExists: false }], defaultDb, r);
+        return this.alterTable(
+          stmt.table,
+          [{ kind: 'ADD_KEY', key: stmt.key, ifNotExists: stmt.key.ifNotExists === true }],
+          defaultDb,
+          r,
+        );
       case 'DROP_INDEX':
         return this.alterTable(stmt.table, [{ kind: 'DROP_KEY', name: stmt.name, ifExists: true }], defaultDb, r);
       case 'ALTER_TABLE':
@@ -594,6 +599,7 @@ export class SchemaTracker {
       case 'ADD_KEY':
         if (spec.key.kind === 'UNIQUE' && spec.ifNotExists && spec.key.name && findKey(table, spec.key.name) >= 0)
           return;
+        if (spec.key.kind === 'PRIMARY' && spec.ifNotExists && table.primaryKey.length > 0) return;
         for (const c of spec.key.columns) need(c);
         addKey(table, spec.key);
         return;

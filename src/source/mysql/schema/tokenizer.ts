@@ -188,16 +188,25 @@ export function splitStatements(script: string): string[] {
   const out: string[] = [];
   let delimiter = ';';
   let cur = '';
+  // Whether cur holds more than whitespace and comments (kept as a flag: re-trimming cur per character is quadratic).
+  let hasContent = false;
   let i = 0;
   const n = script.length;
   const flush = () => {
     const s = cur.trim();
     if (s) out.push(s);
     cur = '';
+    hasContent = false;
   };
   while (i < n) {
-    const atLineStart = cur.trim() === '';
-    if (atLineStart && /^delimiter\s/i.test(script.slice(i, i + 10))) {
+    const c = script[i];
+    // DELIMITER is a client command at the start of a line; comments before it (e.g. in dumps) do not matter.
+    if (
+      !hasContent &&
+      (c === 'd' || c === 'D') &&
+      /^delimiter\s/i.test(script.slice(i, i + 10)) &&
+      script.slice(script.lastIndexOf('\n', i - 1) + 1, i).trim() === ''
+    ) {
       const end = script.indexOf('\n', i);
       const line = script.slice(i, end < 0 ? n : end);
       delimiter = line.trim().split(/\s+/)[1] ?? ';';
@@ -205,7 +214,6 @@ export function splitStatements(script: string): string[] {
       i = end < 0 ? n : end + 1;
       continue;
     }
-    const c = script[i];
     if (c === "'" || c === '"' || c === '`') {
       let j = i + 1;
       while (j < n) {
@@ -216,6 +224,7 @@ export function splitStatements(script: string): string[] {
         } else j++;
       }
       cur += script.slice(i, j + 1);
+      hasContent = true;
       i = j + 1;
       continue;
     }
@@ -244,6 +253,7 @@ export function splitStatements(script: string): string[] {
       continue;
     }
     cur += c;
+    if (!hasContent && c.trim() !== '') hasContent = true;
     i++;
   }
   flush();
