@@ -71,3 +71,23 @@ test('transforms configured on the capture task shape records before publishing 
     ],
   );
 });
+
+test('DDL written under sql_mode=ANSI_QUOTES is read with "..." as identifiers (the statement\'s own sql_mode)', async () => {
+  const server = db();
+  const name = await server.createDatabase('ansi');
+  const env = captureEnv(server, name);
+  await env.runUntilIdle();
+  const conn = await server.connect({ database: name, multipleStatements: true });
+  try {
+    await conn.query(`SET SESSION sql_mode = 'ANSI_QUOTES'`);
+    await conn.query(`CREATE TABLE "quoted" ("id" INT PRIMARY KEY, "label" VARCHAR(10) DEFAULT 'x')`);
+    await conn.query(`INSERT INTO "quoted" ("id", "label") VALUES (1, 'one')`);
+  } finally {
+    await conn.end();
+  }
+  const created = changes(await env.runUntilIdle(), 'quoted');
+  assert.deepEqual(
+    created.map((v) => [v.op, v.after]),
+    [['c', { id: 1, label: 'one' }]],
+  );
+});

@@ -280,8 +280,8 @@ export class MySqlSource implements ChangeSource {
     let current: { file: string; pos: number } = { file: start.file, pos: start.pos };
     const schema: SchemaPort = {
       getTable: (db, t) => tracker.getTable(db, t),
-      applyDdl: (ddl, db, pos) => {
-        const applied = tracker.applyDdl(ddl, db, pos);
+      applyDdl: (ddl, db, pos, session) => {
+        const applied = tracker.applyDdl(ddl, db, pos, session);
         for (const w of applied.warnings) logger.warn(w, { position: `${pos.file}:${pos.pos}` });
         decoder.invalidateTableCache();
         return applied;
@@ -617,8 +617,8 @@ export class MySqlSource implements ChangeSource {
         decode: (raw) => decoder.decode(raw),
         schema: {
           getTable: (db, t) => tracker.getTable(db, t),
-          applyDdl: (ddl, db, pos) => {
-            const applied = tracker.applyDdl(ddl, db, pos);
+          applyDdl: (ddl, db, pos, session) => {
+            const applied = tracker.applyDdl(ddl, db, pos, session);
             decoder.invalidateTableCache();
             return applied;
           },

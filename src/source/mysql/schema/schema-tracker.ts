@@ -85,6 +85,8 @@ export interface AppliedDdl {
 export interface ApplyContext {
   /** Default database of the QUERY event (may be empty). */
   defaultDatabase?: string | null;
+  /** The statement's session had sql_mode ANSI_QUOTES ("x" is an identifier); overrides the tracker option. */
+  ansiQuotes?: boolean;
   position?: DdlPosition;
 }
 
@@ -212,8 +214,17 @@ export class SchemaTracker {
 
   // ---- applying DDL ---------------------------------------------------------------------------------------
   /** Adapter for the streaming source's SchemaPort. */
-  applyDdl(ddl: string, defaultDatabase: string, position: { file: string; pos: number }): AppliedDdl {
-    return this.apply(ddl, { defaultDatabase, position });
+  applyDdl(
+    ddl: string,
+    defaultDatabase: string,
+    position: { file: string; pos: number },
+    session: { ansiQuotes?: boolean } = {},
+  ): AppliedDdl {
+    return this.apply(ddl, {
+      defaultDatabase,
+      position,
+      ...(session.ansiQuotes !== undefined ? { ansiQuotes: session.ansiQuotes } : {}),
+    });
   }
 
   apply(ddl: string, context: ApplyContext = {}): AppliedDdl {
@@ -221,7 +232,7 @@ export class SchemaTracker {
     let stmt: FallbackStatement;
     let parsedBy: AppliedDdl['parsedBy'] = 'structural';
     try {
-      stmt = parseDdl(ddl, { ansiQuotes: this.opts.ansiQuotes });
+      stmt = parseDdl(ddl, { ansiQuotes: context.ansiQuotes ?? this.opts.ansiQuotes });
     } catch (err) {
       if (!(err instanceof DdlSyntaxError)) throw err;
       const fallback = this.opts.useFallbackParser ? parseWithNodeSqlParser(ddl) : null;

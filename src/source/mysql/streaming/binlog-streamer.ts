@@ -55,6 +55,8 @@ export interface BinlogStreamerOptions {
   onEvent?(event: BinlogEvent, position: number): void;
 }
 
+/** sql_mode bit of ANSI_QUOTES in the QUERY event's Q_SQL_MODE status variable. */
+const SQL_MODE_ANSI_QUOTES = 0x4n;
 const TXN_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|XA\s|SAVEPOINT|RELEASE\s+SAVEPOINT|ROLLBACK\s+TO)/i;
 const DML = /^\s*(INSERT|UPDATE|DELETE|REPLACE|LOAD\s+DATA|CALL)\b/i;
 
@@ -184,7 +186,10 @@ export class BinlogStreamer {
       });
       return;
     }
-    const applied = this.options.schema.applyDdl(sql, event.database, { file: t.file, pos: t.eventPos });
+    // The statement's own sql_mode (QUERY status vars) decides how "..." reads: a string, or with ANSI_QUOTES a name.
+    const sqlMode = event.statusVars.sqlMode;
+    const session = sqlMode === undefined ? {} : { ansiQuotes: (sqlMode & SQL_MODE_ANSI_QUOTES) !== 0n };
+    const applied = this.options.schema.applyDdl(sql, event.database, { file: t.file, pos: t.eventPos }, session);
     if (applied.needsReload?.length && this.options.schema.reload) {
       applied.tableChanges.push(...(await this.options.schema.reload(applied.needsReload)));
     }

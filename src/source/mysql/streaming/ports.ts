@@ -39,7 +39,12 @@ export interface AppliedDdlResult {
 export interface SchemaPort {
   getTable(db: string, table: string): TableDef | undefined;
   /** Apply a DDL statement; throws a typed error when it cannot be parsed (per skip.unparseable.ddl). */
-  applyDdl(ddl: string, defaultDatabase: string, position: { file: string; pos: number }): AppliedDdlResult;
+  applyDdl(
+    ddl: string,
+    defaultDatabase: string,
+    position: { file: string; pos: number },
+    session?: { ansiQuotes?: boolean },
+  ): AppliedDdlResult;
   /** Re-read tables from the server (after DDL the parser could not model exactly). */
   reload?(tableIds: string[]): Promise<SchemaHistoryEntry['tableChanges']>;
 }
