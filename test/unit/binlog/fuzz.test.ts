@@ -119,13 +119,12 @@ function decodeFile(buf: Buffer, verifyChecksum: boolean): void {
 }
 
 /**
- * A RangeError/TypeError wrapped as "malformed event" means a read the decoder did not bounds-check. Exempt:
- * the zstd library's own failures and binary JSON values (json-binary.ts reports what it detects; the rest
- * is still wrapped with the column name and position).
+ * A RangeError/TypeError wrapped as "malformed event" (or as a JSON column error) means a read the decoder did
+ * not bounds-check, or a runaway recursion. Exempt: the zstd library's own failures.
  */
 function internalCause(err: CdcError): boolean {
   if (!(err.cause instanceof RangeError || err.cause instanceof TypeError)) return false;
-  return !/zstd decompression failed|JSON column/.test(err.message);
+  return !/zstd decompression failed/.test(err.message);
 }
 
 const ITERATIONS_PER_FILE = 200;
@@ -162,6 +161,42 @@ describe('binlog decoder fuzzing (mutated real fixtures)', () => {
     }
     assert.deepEqual(failures, []);
     assert.ok(typed > 0 && ok > 0, `both outcomes occur (ok ${ok}, typed errors ${typed})`);
+  });
+
+  it('binary JSON values: mutations inside the row events of the JSON fixture fail typed, never unchecked', () => {
+    const bytes = readFileSync(path.join(fixturesDir(), 'rust_mysql_common/json.binlog.000001'));
+    // Row events (WRITE/UPDATE/DELETE_ROWS v2, PARTIAL_UPDATE_ROWS): where the JSON values are.
+    const rowEvents = boundaries(bytes).filter(([p]) => [30, 31, 32, 39].includes(bytes[p + 4]));
+    assert.ok(rowEvents.length > 0, 'row events found');
+    const rnd = prng(0x150);
+    const failures: string[] = [];
+    let jsonErrors = 0;
+    for (let i = 0; i < 3000; i++) {
+      const buf = Buffer.from(bytes);
+      const [p, size] = rowEvents[rnd(rowEvents.length)];
+      const o = p + 19 + rnd(size - 19 - 4); // not the checksum
+      const what = `mutation ${i} @${o} of event @${p}`;
+      switch (rnd(3)) {
+        case 0:
+          buf[o] ^= 1 << rnd(8);
+          break;
+        case 1:
+          buf[o] = INTERESTING_U8[rnd(INTERESTING_U8.length)];
+          break;
+        default:
+          if (o + 2 <= p + size - 4) buf.writeUInt16LE([0, 1, 2, 4, 0x7fff, 0xffff][rnd(6)], o);
+      }
+      try {
+        decodeFile(buf, false);
+      } catch (err) {
+        if (!(err instanceof CdcError)) failures.push(`${what}: untyped ${(err as Error).stack}`);
+        else if (!/position \d+/.test(err.message)) failures.push(`${what}: no position in "${err.message}"`);
+        else if (internalCause(err)) failures.push(`${what}: unchecked read: ${err.message}`);
+        else if (/JSON/.test(err.message)) jsonErrors++;
+      }
+    }
+    assert.deepEqual(failures, []);
+    assert.ok(jsonErrors > 0, 'some mutations hit the JSON decoder');
   });
 
   it('readBinlogFile on a truncated file yields every complete event, then a typed error naming the position', async () => {

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { stringDecoderFor } from '../../../src/source/mysql/binlog/charsets.js';
 import { BinlogDecodeError, BinlogDecoder } from '../../../src/source/mysql/binlog/decoder.js';
 import { EventType } from '../../../src/source/mysql/binlog/event-types.js';
+import { JSON_MAX_DEPTH, jsonBinaryToText } from '../../../src/source/mysql/binlog/json-binary.js';
 import { ColumnType } from '../../../src/source/mysql/column-type.js';
 import { buildEvent, packed, rowsV2Body, str, tableMapBody, u16, u32, u48, u64 } from './helpers.js';
 
@@ -165,6 +166,46 @@ describe('corrupt TABLE_MAP and payload lengths', () => {
       900,
       /implausible uncompressed size 2147483647/,
     );
+  });
+});
+
+describe('corrupt binary JSON values (bounds and nesting checks)', () => {
+  /** WRITE_ROWS of one JSON column (4-byte length prefix) holding `json` (type byte first). */
+  function decodeJson(json: number[], position: number) {
+    const d = withTable([{ type: ColumnType.JSON, meta: [4] }]);
+    return d.decode(
+      buildEvent(EventType.WRITE_ROWS_V2, rowsV2Body(1, 1, [[0x00, ...u32(json.length), ...json]])),
+      position,
+    );
+  }
+  /** Small array (type 0x02) with one value entry `[type, offset]` and the given trailing bytes. */
+  function smallArray(entryType: number, offset: number, tail: number[] = []): number[] {
+    return [0x02, ...u16(1), ...u16(7 + tail.length), entryType, ...u16(offset), ...tail];
+  }
+
+  it('a value offset past the container is a positioned error', () => {
+    expectDecodeError(() => decodeJson(smallArray(0x07, 200), 1000), 1000, /JSON column .*value offset 200 outside/);
+  });
+
+  it('a value inside the container whose bytes run past it (int64 at the last byte)', () => {
+    // The container ends one byte after the int64 starts; the old decoder read the 7 bytes after the value.
+    const json = smallArray(0x09, 7, [0x2a]);
+    expectDecodeError(() => decodeJson([...json, 1, 2, 3, 4, 5, 6, 7], 1100), 1100, /int64 \(8 bytes\) past end/);
+  });
+
+  it('an offset pointing back into its own container is an error, not a stack overflow', () => {
+    expectDecodeError(() => decodeJson(smallArray(0x02, 0), 1200), 1200, /points into the container's own header/);
+  });
+
+  it(`nesting deeper than ${JSON_MAX_DEPTH} containers is refused; ${JSON_MAX_DEPTH} decode`, () => {
+    const nested = (depth: number): number[] => {
+      let inner = [...u16(0), ...u16(4)]; // empty small array, without its type byte
+      for (let i = 1; i < depth; i++) inner = [...u16(1), ...u16(7 + inner.length), 0x02, ...u16(7), ...inner];
+      return [0x02, ...inner];
+    };
+    const ok = Buffer.from(nested(JSON_MAX_DEPTH));
+    assert.equal(jsonBinaryToText(ok, 0, ok.length), `${'['.repeat(JSON_MAX_DEPTH)}${']'.repeat(JSON_MAX_DEPTH)}`);
+    expectDecodeError(() => decodeJson(nested(JSON_MAX_DEPTH + 1), 1300), 1300, /nesting deeper than 100/);
   });
 });
 

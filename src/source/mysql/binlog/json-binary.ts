@@ -18,7 +18,8 @@
  */
 import { ColumnType } from '../column-type.js';
 import { type JsonDiff, MysqlJson, MysqlJsonPartial, MysqlTime } from '../values.js';
-import { decodeDecimal } from './decimal.js';
+import { decimalBinarySize, decodeDecimal } from './decimal.js';
+import { BinlogDecodeError } from './errors.js';
 import { unpackDatetimePacked, unpackTimePacked } from './temporal.js';
 
 const T = {
@@ -38,43 +39,64 @@ const T = {
   OPAQUE: 0x0f,
 } as const;
 
-export class JsonBinaryError extends Error {}
+/**
+ * Malformed binary JSON. A BinlogDecodeError without a position: the JSON column decoder prefixes the column
+ * name and the event decoder the event position (as for every other column value).
+ */
+export class JsonBinaryError extends BinlogDecodeError {}
+
+/** MySQL's JSON_DOCUMENT_MAX_DEPTH: containers nested deeper than this are rejected (as MySQL does). */
+export const JSON_MAX_DEPTH = 100;
 
 function fail(reason: string, offset: number): never {
   throw new JsonBinaryError(`invalid binary JSON: ${reason} at offset ${offset}`);
 }
 
+/** Every read is checked against the extent of the value being read (`end`), never just the buffer. */
+function need(pos: number, n: number, end: number, what: string): void {
+  if (pos + n > end) fail(`${what} (${n} bytes) past end of value`, pos);
+}
+
 /** Renders a whole binary JSON document (`buf[start, end)`) as JSON text; an empty value is JSON null. */
 export function jsonBinaryToText(buf: Buffer, start: number, end: number): string {
   if (end <= start) return 'null';
-  return renderValue(buf, buf[start], start + 1, end);
+  if (end > buf.length) fail(`value end ${end} past the buffer`, start);
+  return renderValue(buf, buf[start], start + 1, end, 0);
 }
 
-function renderValue(buf: Buffer, type: number, pos: number, end: number): string {
+function renderValue(buf: Buffer, type: number, pos: number, end: number, depth: number): string {
   switch (type) {
     case T.SMALL_OBJECT:
-      return renderContainer(buf, pos, end, false, true);
+      return renderContainer(buf, pos, end, false, true, depth + 1);
     case T.LARGE_OBJECT:
-      return renderContainer(buf, pos, end, true, true);
+      return renderContainer(buf, pos, end, true, true, depth + 1);
     case T.SMALL_ARRAY:
-      return renderContainer(buf, pos, end, false, false);
+      return renderContainer(buf, pos, end, false, false, depth + 1);
     case T.LARGE_ARRAY:
-      return renderContainer(buf, pos, end, true, false);
+      return renderContainer(buf, pos, end, true, false, depth + 1);
     case T.LITERAL:
+      need(pos, 1, end, 'literal');
       return renderLiteral(buf[pos], pos);
     case T.INT16:
+      need(pos, 2, end, 'int16');
       return String(buf.readInt16LE(pos));
     case T.UINT16:
+      need(pos, 2, end, 'uint16');
       return String(buf.readUInt16LE(pos));
     case T.INT32:
+      need(pos, 4, end, 'int32');
       return String(buf.readInt32LE(pos));
     case T.UINT32:
+      need(pos, 4, end, 'uint32');
       return String(buf.readUInt32LE(pos));
     case T.INT64:
+      need(pos, 8, end, 'int64');
       return buf.readBigInt64LE(pos).toString();
     case T.UINT64:
+      need(pos, 8, end, 'uint64');
       return buf.readBigUInt64LE(pos).toString();
     case T.DOUBLE:
+      need(pos, 8, end, 'double');
       return formatDouble(buf.readDoubleLE(pos));
     case T.STRING: {
       const [len, p] = readVarLen(buf, pos, end);
@@ -82,6 +104,7 @@ function renderValue(buf: Buffer, type: number, pos: number, end: number): strin
       return quote(buf.toString('utf8', p, p + len));
     }
     case T.OPAQUE: {
+      need(pos, 1, end, 'opaque type');
       const fieldType = buf[pos];
       const [len, p] = readVarLen(buf, pos + 1, end);
       if (p + len > end) fail('opaque value past end of value', p);
@@ -99,14 +122,26 @@ function renderLiteral(v: number, pos: number): string {
   return fail(`unknown literal 0x${v.toString(16)}`, pos);
 }
 
-function renderContainer(buf: Buffer, base: number, end: number, large: boolean, isObject: boolean): string {
+function renderContainer(
+  buf: Buffer,
+  base: number,
+  end: number,
+  large: boolean,
+  isObject: boolean,
+  depth: number,
+): string {
+  if (depth > JSON_MAX_DEPTH) fail(`nesting deeper than ${JSON_MAX_DEPTH}`, base - 1);
   const w = large ? 4 : 2;
+  need(base, 2 * w, end, 'container header');
   const count = large ? buf.readUInt32LE(base) : buf.readUInt16LE(base);
   const size = large ? buf.readUInt32LE(base + w) : buf.readUInt16LE(base + w);
   if (base + size > end) fail(`container size ${size} exceeds the value`, base);
   const keyEntries = base + 2 * w;
-  const valueEntries = keyEntries + (isObject ? count * (w + 2) : 0);
   const valueEntrySize = 1 + w;
+  const valueEntries = keyEntries + (isObject ? count * (w + 2) : 0);
+  // Header, key entries and value entries lie inside the container (checked before allocating for `count`).
+  const headerEnd = valueEntries + count * valueEntrySize;
+  if (headerEnd > base + size) fail(`${count} entries do not fit in a container of size ${size}`, base);
   const parts: string[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const ve = valueEntries + i * valueEntrySize;
@@ -117,13 +152,15 @@ function renderContainer(buf: Buffer, base: number, end: number, large: boolean,
     } else {
       const off = large ? buf.readUInt32LE(ve + 1) : buf.readUInt16LE(ve + 1);
       if (off >= size) fail(`value offset ${off} outside container of size ${size}`, ve + 1);
-      text = renderValue(buf, vt, base + off, base + size);
+      // Values follow the entries; an offset into the header would make the container contain itself.
+      if (base + off < headerEnd) fail(`value offset ${off} points into the container's own header`, ve + 1);
+      text = renderValue(buf, vt, base + off, base + size, depth);
     }
     if (isObject) {
       const ke = keyEntries + i * (w + 2);
       const koff = large ? buf.readUInt32LE(ke) : buf.readUInt16LE(ke);
       const klen = buf.readUInt16LE(ke + w);
-      if (koff + klen > size) fail('object key outside container', ke);
+      if (koff + klen > size || base + koff < headerEnd) fail('object key outside container', ke);
       parts[i] = `${quote(buf.toString('utf8', base + koff, base + koff + klen))}:${text}`;
     } else parts[i] = text;
   }
@@ -167,7 +204,13 @@ function renderOpaque(buf: Buffer, fieldType: number, pos: number, len: number):
   switch (fieldType) {
     case ColumnType.NEWDECIMAL: {
       if (len < 2) break;
-      return decodeDecimal(buf, pos + 2, buf[pos], buf[pos + 1]);
+      const precision = buf[pos];
+      const scale = buf[pos + 1];
+      if (precision < 1 || precision > 65 || scale > precision || scale > 38) {
+        fail(`DECIMAL precision/scale ${precision}/${scale} out of range`, pos);
+      }
+      if (2 + decimalBinarySize(precision, scale) > len) fail('DECIMAL digits past end of opaque value', pos);
+      return decodeDecimal(buf, pos + 2, precision, scale);
     }
     case ColumnType.DATE:
     case ColumnType.DATETIME:
@@ -237,11 +280,12 @@ const DIFF_OPS: JsonDiff['op'][] = ['replace', 'insert', 'remove'];
 export function decodeJsonDiffs(buf: Buffer, start: number, end: number): MysqlJsonPartial {
   const diffs: JsonDiff[] = [];
   let p = start;
+  if (end > buf.length) fail(`value end ${end} past the buffer`, start);
   while (p < end) {
     const opCode = buf[p++];
     const op = DIFF_OPS[opCode];
     if (op === undefined) fail(`unknown JSON diff operation ${opCode}`, p - 1);
-    const [pathLen, pp] = readPacked(buf, p);
+    const [pathLen, pp] = readPacked(buf, p, end);
     p = pp;
     if (p + pathLen > end) fail('JSON diff path past end of value', p);
     const path = buf.toString('utf8', p, p + pathLen);
@@ -250,7 +294,7 @@ export function decodeJsonDiffs(buf: Buffer, start: number, end: number): MysqlJ
       diffs.push({ op, path });
       continue;
     }
-    const [valueLen, vp] = readPacked(buf, p);
+    const [valueLen, vp] = readPacked(buf, p, end);
     p = vp;
     if (p + valueLen > end) fail('JSON diff value past end of value', p);
     diffs.push({ op, path, value: new MysqlJson(jsonBinaryToText(buf, p, p + valueLen)) });
@@ -259,10 +303,21 @@ export function decodeJsonDiffs(buf: Buffer, start: number, end: number): MysqlJ
   return new MysqlJsonPartial(diffs);
 }
 
-function readPacked(buf: Buffer, p: number): [number, number] {
+function readPacked(buf: Buffer, p: number, end: number): [number, number] {
+  need(p, 1, end, 'packed length');
   const b = buf[p];
   if (b < 0xfb) return [b, p + 1];
-  if (b === 0xfc) return [buf.readUInt16LE(p + 1), p + 3];
-  if (b === 0xfd) return [buf.readUIntLE(p + 1, 3), p + 4];
-  return [Number(buf.readBigUInt64LE(p + 1)), p + 9];
+  if (b === 0xfc) {
+    need(p + 1, 2, end, 'packed length');
+    return [buf.readUInt16LE(p + 1), p + 3];
+  }
+  if (b === 0xfd) {
+    need(p + 1, 3, end, 'packed length');
+    return [buf.readUIntLE(p + 1, 3), p + 4];
+  }
+  if (b === 0xfe) {
+    need(p + 1, 8, end, 'packed length');
+    return [Number(buf.readBigUInt64LE(p + 1)), p + 9];
+  }
+  return fail(`invalid packed length prefix 0x${b.toString(16)}`, p);
 }

@@ -110,7 +110,16 @@ function decodePartialAfterImage(r: ByteReader, td: TableDecoder, width: number,
       const start = rr.pos + lenBytes;
       rr.need(lenBytes + len, 'partial JSON value');
       rr.pos = start + len;
-      return decodeJsonDiffs(rr.buf, start, start + len);
+      try {
+        return decodeJsonDiffs(rr.buf, start, start + len);
+      } catch (err) {
+        const c = td.table.columns[col];
+        throw new BinlogDecodeError(
+          `partial JSON column ${c.name ?? `@${col + 1}`}: ${(err as Error).message} (value starts at event offset ${start})`,
+          undefined,
+          { cause: err },
+        );
+      }
     };
   }
   return decodeImage(r, { ...td, decoders }, width, present);
