@@ -125,6 +125,29 @@ describe('ROTATE, QUERY, payload-free events', () => {
     const ce = d.decode(buildEvent(EventType.MARIADB_QUERY_COMPRESSED, q([0x81, text.length, ...z])));
     assert.ok(ce.type === 'QUERY' && ce.compressed && ce.query === 'INSERT INTO t VALUES (1)');
   });
+  it('QUERY text is decoded in the client charset of Q_CHARSET_CODE (latin1 = cp1252, binary, none = UTF-8)', () => {
+    const query = (client: number | undefined, text: number[]) => {
+      const status = client === undefined ? [] : [0x04, ...u16(client), ...u16(client), ...u16(8)];
+      const body = [...u32(1), ...u32(0), 2, ...u16(0), ...u16(status.length), ...status, ...str('db'), 0, ...text];
+      const ev = new BinlogDecoder().decode(buildEvent(EventType.QUERY, body));
+      assert.ok(ev.type === 'QUERY');
+      return ev;
+    };
+    // A latin1 client's DDL: "café" with é = 0xe9, and 0x80 (€ in cp1252, which MySQL's latin1 is).
+    const ddl = [...str("ALTER TABLE t ADD c INT COMMENT 'caf"), 0xe9, 0x20, 0x80, 0x27];
+    const latin1 = query(8, ddl); // 8 = latin1_swedish_ci
+    assert.equal(latin1.query, "ALTER TABLE t ADD c INT COMMENT 'café €'");
+    assert.equal(latin1.database, 'db');
+    assert.equal(query(47, ddl).query, "ALTER TABLE t ADD c INT COMMENT 'café €'"); // latin1_bin
+    // utf8mb4 client: the same characters as UTF-8 bytes.
+    const utf8 = [...str("COMMENT 'caf"), 0xc3, 0xa9, 0x27];
+    assert.equal(query(255, utf8).query, "COMMENT 'café'");
+    assert.equal(query(33, utf8).query, "COMMENT 'café'"); // utf8mb3_general_ci
+    // binary client: byte-preserving (each byte its own code point).
+    assert.equal(query(63, [0x41, 0xe9, 0x80]).query, 'A\u00e9\u0080');
+    // No Q_CHARSET_CODE: UTF-8.
+    assert.equal(query(undefined, utf8).query, "COMMENT 'café'");
+  });
   it('HEARTBEAT v1 and v2', () => {
     const d = new BinlogDecoder();
     const h1 = d.decode(buildEvent(EventType.HEARTBEAT, str('binlog.000003'), { position: 900 }));

@@ -1,5 +1,6 @@
 /** QUERY_EVENT (and MariaDB QUERY_COMPRESSED_EVENT) with its status variables. */
 import type { ByteReader } from './byte-reader.js';
+import { BINARY_COLLATION, charsetOfCollation, type StringDecoderFn, stringDecoderFor } from './charsets.js';
 import type { EventHeader, QueryEvent, QueryStatusVars } from './events.js';
 import { mariadbUncompress } from './mariadb-compression.js';
 
@@ -119,6 +120,20 @@ function readStatusVars(r: ByteReader, end: number): QueryStatusVars {
   return v;
 }
 
+const latin1: StringDecoderFn = (b, s, e) => b.toString('latin1', s, e);
+
+/**
+ * The statement text is logged as the client sent it, in character_set_client (Q_CHARSET_CODE's first id):
+ * utf8/utf8mb3/utf8mb4 → UTF-8, latin1 → cp1252 (MySQL's latin1), other known charsets through their decoder,
+ * binary → latin1 (byte-preserving: each byte becomes the code point of the same value). UTF-8 when the status
+ * variable is absent (old servers) or the collation id is unknown.
+ */
+export function queryTextDecoder(clientCollation: number | undefined): StringDecoderFn {
+  if (clientCollation === undefined) return (b, s, e) => b.toString('utf8', s, e);
+  if (clientCollation === BINARY_COLLATION) return latin1;
+  return stringDecoderFor(charsetOfCollation(clientCollation)) ?? latin1;
+}
+
 export function decodeQuery(
   r: ByteReader,
   header: EventHeader,
@@ -138,9 +153,12 @@ export function decodeQuery(
   const statusEnd = r.pos + statusLen;
   const statusVars = readStatusVars(r, statusEnd);
   r.pos = statusEnd;
+  // The default database stays UTF-8: the server keeps identifiers (thd->db()) in its system charset
+  // (utf8mb3), converting them from character_set_client when parsing, so it is not in the client charset.
   const database = r.utf8(dbLen);
   r.skip(1);
   const text = compressed ? mariadbUncompress(r.rest(), r.eventPosition) : r.rest();
+  const decode = queryTextDecoder(statusVars.charset?.client);
   return {
     type: 'QUERY',
     header,
@@ -148,7 +166,7 @@ export function decodeQuery(
     executionTime,
     errorCode,
     database,
-    query: text.toString('utf8'),
+    query: decode(text, 0, text.length),
     statusVars,
     compressed,
   };
