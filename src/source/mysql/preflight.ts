@@ -219,7 +219,8 @@ function versionCheck(s: ServerInfo): PreflightCheck {
   return { id, status: 'pass', message: name };
 }
 
-function binlogChecks(s: ServerInfo, vars: Map<string, string>): PreflightCheck[] {
+/** The binlog settings checks (exported for unit tests). */
+export function binlogChecks(s: ServerInfo, vars: Map<string, string>): PreflightCheck[] {
   const out: PreflightCheck[] = [];
   const logBin = (vars.get('log_bin') ?? '').toUpperCase();
   if (logBin === 'ON' || logBin === '1') out.push({ id: 'binlog.enabled', status: 'pass', message: 'log_bin is ON' });
@@ -290,12 +291,26 @@ function binlogChecks(s: ServerInfo, vars: Map<string, string>): PreflightCheck[
 
   const valueOptions = vars.get('binlog_row_value_options');
   if (valueOptions !== undefined && /PARTIAL_JSON/i.test(valueOptions)) {
-    out.push({
-      id: 'binlog.row_value_options',
-      status: 'warn',
-      message: 'binlog_row_value_options = PARTIAL_JSON: JSON updates are logged as diffs, not full documents',
-      fix: settingFix(s, 'binlog_row_value_options', ''),
-    });
+    // Partial JSON updates are applied to the before image (src/events/json-diff.ts): fine with FULL images,
+    // but MINIMAL/NOBLOB before images lack the JSON column, so the diff has nothing to apply to.
+    out.push(
+      image === 'FULL'
+        ? {
+            id: 'binlog.row_value_options',
+            status: 'pass',
+            message:
+              'binlog_row_value_options = PARTIAL_JSON: JSON updates are logged as diffs and applied to the ' +
+              'before image (binlog_row_image = FULL) to give full documents',
+          }
+        : {
+            id: 'binlog.row_value_options',
+            status: 'warn',
+            message:
+              `binlog_row_value_options = PARTIAL_JSON with binlog_row_image = ${image || 'unknown'}: JSON ` +
+              'updates are logged as diffs and the before image may lack the column to apply them to',
+            fix: settingFix(s, 'binlog_row_image', 'FULL'),
+          },
+    );
   } else {
     out.push({
       id: 'binlog.row_value_options',
