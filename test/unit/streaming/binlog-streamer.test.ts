@@ -166,8 +166,8 @@ test('DDLs replayed after a restart are applied again but not recorded in histor
   const recorded: number[] = [];
   const applied: string[] = [];
   const events = [
-    ev({ type: 'QUERY', query: 'ALTER TABLE t ADD c INT', database: 'db', threadId: 1 }),
-    ev({ type: 'QUERY', query: 'ALTER TABLE t ADD d INT', database: 'db', threadId: 1 }),
+    ev({ type: 'QUERY', query: 'ALTER TABLE t ADD c INT', database: 'db', threadId: 1, statusVars: {} }),
+    ev({ type: 'QUERY', query: 'ALTER TABLE t ADD d INT', database: 'db', threadId: 1, statusVars: {} }),
   ];
   const streamer = new BinlogStreamer(
     {
