@@ -6,7 +6,7 @@ set -euo pipefail
 
 DEPS=(
   "mariadbd mariadb-server"
-  "mariadb mariadb-client"
+  "mariadb-binlog mariadb-client"
   "mariadb-install-db mariadb-server"
   "openssl openssl"
   # librdkafka's mock cluster (rdkafka_mock.h) serves the Kafka protocol for the Kafka sink tests and bench.
