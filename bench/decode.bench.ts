@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startMariaDb } from '../test/harness/mariadb.js';
 import type { Figure } from './harness.js';
+import { median } from './harness.js';
 import { generateChangeWorkload } from './support/binlog-workload.js';
 import type { ReaderJob, ReaderMode, ReaderResult } from './support/decode-reader.js';
 
@@ -33,12 +34,6 @@ async function readOnce(mode: ReaderMode, job: ReaderJob): Promise<ReaderResult>
   const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ReaderResult;
   if (result.rows < job.rows) throw new Error(`${mode} saw ${result.rows} rows, expected ${job.rows}`);
   return result;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 export async function run(): Promise<Figure[]> {

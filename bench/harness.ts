@@ -36,3 +36,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const f of figures) process.stdout.write(`${formatFigure(f)}\n`);
   process.exit(0);
 }
+
+/** Median of a few runs: steadier than the mean on a shared machine. */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}

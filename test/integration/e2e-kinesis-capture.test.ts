@@ -12,13 +12,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import {
-  type KinesisClient,
-  PutRecordsCommand,
-  type PutRecordsCommandInput,
-  type PutRecordsCommandOutput,
-  type PutRecordsResultEntry,
-} from '@aws-sdk/client-kinesis';
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { startCapture } from '../../src/cli/commands/run.js';
 import { createLogger } from '../../src/common/logger.js';
 import { parseConfig } from '../../src/config/index.js';
@@ -37,6 +31,8 @@ import {
   tableState,
   waitUntil,
 } from './support/kinesis-e2e.js';
+// The only fake here: injected partial PutRecords failures and throttling (no emulator produces them).
+import { injectFaults } from './support/kinesis-faults.js';
 
 const db = useMariaDb();
 const kinesalite = useKinesalite();
@@ -50,50 +46,6 @@ const admin = () => {
 
 before(() => setStandInCredentials());
 after(() => adminClient?.destroy());
-
-/** See the file comment: fails every `failEvery`-th entry and throttles every `throttleEvery`-th call. */
-function injectFaults(client: KinesisClient, failEvery: number, throttleEvery: number) {
-  const counts = { calls: 0, entries: 0, failedEntries: 0, throttledCalls: 0 };
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName !== PutRecordsCommand.name) return next(args);
-      counts.calls++;
-      if (counts.calls % throttleEvery === 0) {
-        counts.throttledCalls++;
-        throw Object.assign(new Error('Rate exceeded for stream (injected)'), {
-          name: 'ProvisionedThroughputExceededException',
-          $metadata: { httpStatusCode: 400 },
-        });
-      }
-      const input = args.input as PutRecordsCommandInput;
-      const failed = new Map<number, PutRecordsResultEntry>();
-      const kept = input.Records!.filter((_, i) => {
-        counts.entries++;
-        if (counts.entries % failEvery !== 0) return true;
-        counts.failedEntries++;
-        failed.set(i, {
-          ErrorCode: counts.failedEntries % 2 ? 'ProvisionedThroughputExceededException' : 'InternalFailure',
-          ErrorMessage: 'injected',
-        });
-        return false;
-      });
-      const result =
-        kept.length > 0
-          ? await next({ ...args, input: { ...input, Records: kept } })
-          : { response: {}, output: { Records: [], FailedRecordCount: 0, $metadata: {} } };
-      const output = result.output as PutRecordsCommandOutput;
-      const ok = output.Records ?? [];
-      let j = 0;
-      const merged = input.Records!.map((_, i) => failed.get(i) ?? ok[j++]);
-      return {
-        ...result,
-        output: { ...output, Records: merged, FailedRecordCount: (output.FailedRecordCount ?? 0) + failed.size },
-      };
-    },
-    { step: 'initialize', name: 'injectPutRecordsFaults' },
-  );
-  return counts;
-}
 
 /** A JSON logger whose lines are also kept for the test to look at. */
 function capturingLogger() {

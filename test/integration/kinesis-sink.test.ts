@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  type KinesisClient,
-  PutRecordsCommand,
-  type PutRecordsCommandInput,
-  type PutRecordsCommandOutput,
-  type PutRecordsResultEntry,
-} from '@aws-sdk/client-kinesis';
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { SinkError } from '../../src/common/errors.js';
 import { KinesisSink } from '../../src/sinks/kinesis/kinesis-sink.js';
 import { deaggregate } from '../../src/sinks/kinesis/kpl-aggregation.js';
 import type { SinkRecord } from '../../src/sinks/sink.js';
 import { createStream, kinesisClient, type ReadRecord, readAllRecords } from '../harness/aws.js';
 import { useKinesalite } from '../harness/fixtures.js';
+// The only fake here: injected partial PutRecords failures and throttling (no emulator produces them).
+import { injectFaults } from './support/kinesis-faults.js';
 
 let admin: KinesisClient;
 
@@ -53,57 +49,6 @@ function assertComplete(read: Array<{ shardId: string; partitionKey: string; seq
       `per-key order broken for ${k}`,
     );
   }
-}
-
-/**
- * Fault injection. This SDK middleware is the ONLY fake in this file: no emulator produces partial PutRecords failures
- * or throttling, so it (a) throws ProvisionedThroughputExceededException for every `throttleEvery`-th call without
- * sending it, and (b) removes every `failEvery`-th entry from the request before it reaches kinesalite and reports it
- * as failed (alternating ProvisionedThroughputExceededException / InternalFailure) in the response, exactly where the
- * real service would. Entries reported as failed are therefore really not written.
- */
-function injectFaults(client: KinesisClient, failEvery: number, throttleEvery: number) {
-  const counts = { calls: 0, entries: 0, failedEntries: 0, throttledCalls: 0 };
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName !== PutRecordsCommand.name) return next(args);
-      counts.calls++;
-      if (counts.calls % throttleEvery === 0) {
-        counts.throttledCalls++;
-        throw Object.assign(new Error('Rate exceeded for stream (injected)'), {
-          name: 'ProvisionedThroughputExceededException',
-          $metadata: { httpStatusCode: 400 },
-        });
-      }
-      const input = args.input as PutRecordsCommandInput;
-      const failed = new Map<number, PutRecordsResultEntry>();
-      const kept = input.Records!.filter((_, i) => {
-        counts.entries++;
-        if (counts.entries % failEvery !== 0) return true;
-        counts.failedEntries++;
-        failed.set(i, {
-          ErrorCode: counts.failedEntries % 2 ? 'ProvisionedThroughputExceededException' : 'InternalFailure',
-          ErrorMessage: 'injected',
-        });
-        return false;
-      });
-      // A request whose entries all "failed" never reaches the service (it rejects empty requests).
-      const result =
-        kept.length > 0
-          ? await next({ ...args, input: { ...input, Records: kept } })
-          : { response: {}, output: { Records: [], FailedRecordCount: 0, $metadata: {} } };
-      const output = result.output as PutRecordsCommandOutput;
-      const ok = output.Records ?? [];
-      let j = 0;
-      const merged = input.Records!.map((_, i) => failed.get(i) ?? ok[j++]);
-      return {
-        ...result,
-        output: { ...output, Records: merged, FailedRecordCount: (output.FailedRecordCount ?? 0) + failed.size },
-      };
-    },
-    { step: 'initialize', name: 'injectPutRecordsFaults' },
-  );
-  return counts;
 }
 
 describe('KinesisSink against kinesalite', () => {
