@@ -239,6 +239,8 @@ function baseOptions(opts: MariaDbOptions, datadir: string, port: number, server
     ['port', port],
     ['socket', join(datadir, 'mariadb.sock')],
     ['pid-file', join(datadir, 'mariadb.pid')],
+    // Private tmpdir (see templateDir): start-up cleans `#sql*` files there, which must be this server's only.
+    ['tmpdir', join(datadir, 'tmp')],
     ['log-error', join(datadir, 'error.log')],
     ['bind-address', HOST],
     ['skip-name-resolve', true],
@@ -301,6 +303,11 @@ async function templateDir(installDb: string, mariadbd: string, options: Map<str
     o.set('log-error', join(work, 'install.log'));
     o.set('socket', join(work, 'install.sock'));
     o.set('pid-file', join(work, 'install.pid'));
+    // Its own tmpdir: every mariadbd deletes the `#sql*` files in its tmpdir at start-up, so a server starting in
+    // a shared /tmp removes a concurrent bootstrap's temporary tables ("Unknown table 'mysql.tmp_user_sys'").
+    const tmp = join(work, 'tmp');
+    await mkdir(tmp);
+    o.set('tmpdir', tmp);
     o.set('log-bin', null);
     await writeFile(cnf, renderCnf(o));
     const r = spawnSync(
@@ -441,6 +448,7 @@ export async function startMariaDb(opts: MariaDbOptions = {}): Promise<MariaDbSe
       const template = await templateDir(bins.installDb, bins.mariadbd, baseOptions(opts, datadir, 0, serverId));
       await copyTemplate(template, datadir);
     }
+    await mkdir(join(datadir, 'tmp'), { recursive: true });
     const cnf = join(datadir, 'my.cnf');
     const errorLog = join(datadir, 'error.log');
     const socketPath = join(datadir, 'mariadb.sock');
