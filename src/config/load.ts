@@ -6,7 +6,7 @@ import { ConfigError, type ConfigProblem } from './config-error.js';
 import { canonicalize } from './normalize.js';
 import { checkConfig } from './parse.js';
 import { resolveSecrets, type SecretsClient } from './secrets.js';
-import { envToConfig, expandReferences, parseOverrides, readConfigFile } from './sources.js';
+import { envToConfig, expandReferences, parseOverrides, readConfigFile, referencedEnvNames } from './sources.js';
 import type { CdcConfig } from './types.js';
 
 export { checkConfig, parseConfig } from './parse.js';
@@ -40,26 +40,37 @@ export function collectRaw(options: LoadOptions = {}): {
     renamed.push(...c.renamed);
     for (const [k, v] of c.values) merged[k] = v;
   };
+  let fileValues: Record<string, string> = {};
   if (options.file) {
     const f = readConfigFile(options.file, options.readFile);
     problems.push(...f.problems);
-    take(f.values, `in ${options.file}`);
+    fileValues = f.values;
   }
+  let overrideValues: Record<string, string> = {};
+  if (options.overrides) {
+    if (Array.isArray(options.overrides)) {
+      const o = parseOverrides(options.overrides as readonly string[]);
+      problems.push(...o.problems);
+      overrideValues = o.values;
+    } else overrideValues = { ...(options.overrides as Readonly<Record<string, string>>) };
+  }
+  if (options.file) take(fileValues, `in ${options.file}`);
   if (options.env) {
+    // A variable that some value references (`${env:CDC_DB_PASSWORD}`) may have any name, CDC_ prefix included.
+    const referenced = referencedEnvNames([
+      ...Object.values(fileValues),
+      ...Object.values(overrideValues),
+      ...Object.values(options.env).filter((v): v is string => v !== undefined),
+    ]);
     const e = envToConfig(options.env, {
       context: merged,
+      referenced,
       ...(options.envIgnore ? { ignore: options.envIgnore } : {}),
     });
     problems.push(...e.problems);
     take(e.values, 'from the environment');
   }
-  if (options.overrides) {
-    if (Array.isArray(options.overrides)) {
-      const o = parseOverrides(options.overrides as readonly string[]);
-      problems.push(...o.problems);
-      take(o.values, 'from --set');
-    } else take({ ...(options.overrides as Readonly<Record<string, string>>) }, 'from --set');
-  }
+  if (options.overrides) take(overrideValues, 'from --set');
   const expanded = expandReferences(merged, {
     ...(options.env ? { env: options.env } : { env: {} }),
     ...(options.readFile ? { readFile: options.readFile } : {}),

@@ -3,6 +3,7 @@
  * (unknown keys, bad values, cross-property rules) and reported together in a single ConfigError.
  */
 import { getHashes } from 'node:crypto';
+import { accessSync, constants as fsConstants } from 'node:fs';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { canonicalize } from './normalize.js';
 import { findProperty, INT_MAX, isSecretKey, type PropertyDef } from './properties.js';
@@ -135,6 +136,13 @@ function build(
       `is required when ${set} is set (client certificate and key come as a pair).`,
       `set ${unset}=<PEM file> or remove ${set}.`,
     );
+  }
+  // TLS material is read from these files at each connect; a path that cannot be read is a config error now,
+  // not a confusing certificate failure later.
+  for (const key of ['database.ssl.ca', 'database.ssl.cert', 'database.ssl.key'] as const) {
+    const path = r.str(key);
+    if (path !== null && !isReadableFile(path))
+      r.add(key, `names ${path}, which does not exist or cannot be read.`, `point ${key} at a readable PEM file.`);
   }
   const awsRegion = r.str('aws.region');
   const awsEndpoint = r.str('aws.endpoint');
@@ -538,6 +546,15 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /** Typed access to the canonical map that records a problem for every bad value instead of throwing. */
+function isReadableFile(path: string): boolean {
+  try {
+    accessSync(path, fsConstants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 class Reader {
   constructor(
     private readonly values: Map<string, string>,

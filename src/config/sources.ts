@@ -264,6 +264,11 @@ export interface EnvOptions {
    */
   readonly context?: Readonly<Record<string, string>>;
   readonly ignore?: readonly RegExp[];
+  /**
+   * Variables named by a `${env:VAR}` reference in some value: they are the reference's target, not a property,
+   * so a `CDC_` prefix (e.g. `${env:CDC_DB_PASSWORD}`) must not make them an unknown-property problem.
+   */
+  readonly referenced?: ReadonlySet<string>;
 }
 
 /**
@@ -289,6 +294,7 @@ export function envToConfig(env: Readonly<Record<string, string | undefined>>, o
   for (const [name, value] of pending) {
     const key = mapPatternEnv(name, context);
     if (key) values[key] = value;
+    else if (options.referenced?.has(name)) continue;
     else {
       const [guess] = suggest(name.toUpperCase(), index.keys());
       const upper = name.toUpperCase();
@@ -368,6 +374,13 @@ export interface ReferenceOptions {
 }
 
 const REFERENCE = /\$\{(env|file):([^}]+)\}/g;
+
+/** Names of the environment variables that `${env:VAR}` references in `values` point at. */
+export function referencedEnvNames(values: Iterable<string>): Set<string> {
+  const names = new Set<string>();
+  for (const v of values) for (const m of v.matchAll(REFERENCE)) if (m[1] === 'env') names.add(m[2]);
+  return names;
+}
 
 /**
  * Replace `${env:VAR}` with the variable and `${file:/path}` with the file's content (one trailing newline

@@ -2,7 +2,8 @@
  * Opening connections and pools to the source database (mysql2/promise), with Debezium-style SSL modes and
  * connection errors turned into actionable `DatabaseConnectionError`s that never contain the password.
  */
-
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import type { Connection, ConnectionOptions, Pool, PoolOptions, SslOptions } from 'mysql2/promise';
 import mysql from 'mysql2/promise';
@@ -16,6 +17,7 @@ export interface DatabaseConnectionOptions {
   user: string;
   password: string;
   database?: string;
+  /** `ca`, `cert` and `key` are PEM file paths (`database.ssl.*`), read at each connect. */
   ssl: { mode: SslMode; ca?: string; cert?: string; key?: string };
   connectTimeoutMs?: number;
   charset?: string;
@@ -40,15 +42,19 @@ const VALUE_OPTIONS = {
   decimalNumbers: false,
 } as const;
 
-/** mysql2 `ssl` for a mode; `undefined` means plain TCP. `preferred` maps to `required` (the caller falls back). */
-export function sslOptionsFor(ssl: DatabaseConnectionOptions['ssl']): SslOptions | undefined {
+/**
+ * mysql2 `ssl` for a mode; `undefined` means plain TCP. `preferred` maps to `required` (the caller falls back).
+ * `host` decides how verify_identity is checked: mysql2 sends no SNI for an IP and Node would then match the
+ * certificate against "localhost", so for IP hosts the chain is verified here and the name by assertServerIdentity.
+ */
+export function sslOptionsFor(ssl: DatabaseConnectionOptions['ssl'], host = ''): SslOptions | undefined {
+  if (ssl.mode === 'disabled') return undefined;
+  // The options are file paths; TLS wants the PEM contents (a path string is not a certificate).
   const material: SslOptions = {};
-  if (ssl.ca) material.ca = ssl.ca;
-  if (ssl.cert) material.cert = ssl.cert;
-  if (ssl.key) material.key = ssl.key;
+  if (ssl.ca) material.ca = readPem(ssl.ca, 'database.ssl.ca');
+  if (ssl.cert) material.cert = readPem(ssl.cert, 'database.ssl.cert');
+  if (ssl.key) material.key = readPem(ssl.key, 'database.ssl.key');
   switch (ssl.mode) {
-    case 'disabled':
-      return undefined;
     case 'preferred':
     case 'required':
       // Encrypt, but like MySQL's REQUIRED mode do not authenticate the server.
@@ -57,7 +63,7 @@ export function sslOptionsFor(ssl: DatabaseConnectionOptions['ssl']): SslOptions
       // Chain must verify against the CA; the host name is not checked (mysql2 then skips checkServerIdentity).
       return { ...material, rejectUnauthorized: true, verifyIdentity: false };
     case 'verify_identity':
-      return { ...material, rejectUnauthorized: true, verifyIdentity: true };
+      return { ...material, rejectUnauthorized: true, verifyIdentity: isIP(host) === 0 };
     default: {
       const never: never = ssl.mode;
       throw new DatabaseConnectionError(
@@ -65,6 +71,17 @@ export function sslOptionsFor(ssl: DatabaseConnectionOptions['ssl']): SslOptions
         'other',
       );
     }
+  }
+}
+
+function readPem(path: string, property: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new DatabaseConnectionError(`${property} names ${path}, which cannot be read (${code})`, 'tls', {
+      cause: err,
+    });
   }
 }
 
@@ -186,7 +203,7 @@ function assertServerIdentity(conn: Connection, host: string): void {
 
 /** Opens one connection. `preferred` tries TLS first and falls back to plain TCP when the server has no TLS. */
 export async function openConnection(opts: DatabaseConnectionOptions): Promise<Connection> {
-  const ssl = sslOptionsFor(opts.ssl);
+  const ssl = sslOptionsFor(opts.ssl, opts.host);
   try {
     return await connectWith(opts, ssl);
   } catch (err) {
@@ -211,7 +228,7 @@ export interface OpenPoolOptions {
  * on first use. For `preferred`, a probe decides between TLS and plain TCP for the whole pool.
  */
 export async function openPool(opts: DatabaseConnectionOptions, poolOpts: OpenPoolOptions = {}): Promise<Pool> {
-  let ssl = sslOptionsFor(opts.ssl);
+  let ssl = sslOptionsFor(opts.ssl, opts.host);
   // The probe also re-checks the certificate's host name for verify_identity (see assertServerIdentity).
   if (opts.ssl.mode === 'preferred' || opts.ssl.mode === 'verify_identity') {
     try {

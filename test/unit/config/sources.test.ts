@@ -120,6 +120,26 @@ describe('precedence: file < env < overrides', () => {
 });
 
 describe('${env:} and ${file:} references', () => {
+  it('a reference may name any variable, CDC_ prefix included (the README quick start)', () => {
+    const readFile = files({ 'c.properties': `${BASE}\ndatabase.password=\${env:CDC_DB_PASSWORD}` });
+    const config = loadConfig({ file: 'c.properties', readFile, env: { CDC_DB_PASSWORD: 's3cret' } });
+    assert.equal(config.database.password.reveal(), 's3cret');
+    // Referenced from --set or from another variable's value counts too; an unreferenced stray CDC_ name does not.
+    const viaSet = loadConfig({
+      file: 'c.properties',
+      readFile: files({ 'c.properties': BASE }),
+      env: { CDC_PW: 'a', CDC_DATABASE_USER: '${env:CDC_USER_NAME}', CDC_USER_NAME: 'bob' },
+      overrides: ['database.password=${env:CDC_PW}'],
+    });
+    assert.equal(viaSet.database.password.reveal(), 'a');
+    assert.equal(viaSet.database.user, 'bob');
+    assert.throws(
+      () => loadConfig({ file: 'c.properties', readFile, env: { CDC_DB_PASSWORD: 'x', CDC_STRAY: 'y' } }),
+      (err: unknown) =>
+        err instanceof ConfigError && err.problems.length === 1 && err.problems[0].property === 'CDC_STRAY',
+    );
+  });
+
   it('expands references from the given env and files, trimming one trailing newline', () => {
     const { values, problems } = expandReferences(
       { 'database.password': '${env:DB_PASS}', 'database.user': '${file:/run/user}', url: 'mysql://${env:H}:3306' },
