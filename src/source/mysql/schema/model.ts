@@ -35,8 +35,13 @@ export interface TableDef {
   database: string;
   name: string;
   columns: ColumnDef[];
-  /** Primary key column names in key order; empty when the table has no primary key. */
+  /**
+   * The table's key columns in key order: the PRIMARY KEY, or else the first unique index whose columns are all
+   * NOT NULL (what the server logs as the key and Debezium uses); empty when the table has neither.
+   */
   primaryKey: string[];
+  /** Name of the unique index `primaryKey` comes from when the table has no PRIMARY KEY; absent otherwise. */
+  primaryKeyIndex?: string;
   /** Unique keys (name → columns), for message.key.columns fallbacks and chunking. */
   uniqueKeys: Array<{ name: string; columns: string[] }>;
   charset: string | null;

@@ -16,6 +16,7 @@ import { normalizeExpressionDefault, normalizeLiteralDefault } from './column-de
 import type { ColumnDef, DatabaseDef, TableDef } from './model.js';
 import { tableId } from './model.js';
 import type { SchemaTracker, SchemaTrackerOptions } from './schema-tracker.js';
+import { deriveUniqueKey, isNotNullUnique } from './unique-key.js';
 
 /** The part of a mysql2/promise Connection or Pool the loader uses. */
 export interface SqlQueryable {
@@ -180,6 +181,13 @@ export async function loadSchema(conn: SqlQueryable, options: LoadSchemaOptions 
     }
     table.uniqueKeys.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
+  for (const table of tables.values()) {
+    if (table.primaryKey.length > 0) continue;
+    // Without a PRIMARY KEY the first NOT NULL unique index is the key; only SHOW INDEX gives the server's order.
+    const candidates = table.uniqueKeys.filter((k) => isNotNullUnique(table, k.columns));
+    const order = candidates.length > 1 ? await indexOrder(conn, table) : [];
+    deriveUniqueKey(table, order);
+  }
 
   const createStatements = new Map<string, string>();
   if (options.includeCreateStatements) {
@@ -190,6 +198,16 @@ export async function loadSchema(conn: SqlQueryable, options: LoadSchemaOptions 
     }
   }
   return { server, databases, tables: [...tables.values()], createStatements };
+}
+
+/** Index names of a table in the server's key order (the order SHOW CREATE TABLE lists them in). */
+async function indexOrder(conn: SqlQueryable, table: TableDef): Promise<string[]> {
+  const names: string[] = [];
+  for (const r of await rows(conn, `SHOW INDEX FROM ${quoteIdent(table.database)}.${quoteIdent(table.name)}`)) {
+    const name = str(r.Key_name);
+    if (name !== null && !names.includes(name)) names.push(name);
+  }
+  return names;
 }
 
 /** Seeds a tracker with loaded databases and tables (replacing same-named ones). */

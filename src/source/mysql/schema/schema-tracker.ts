@@ -28,6 +28,7 @@ import { type DdlPosition, formatPosition, truncateStatement, UnparseableDdlErro
 import { type FallbackStatement, parseWithNodeSqlParser } from './fallback-parser.js';
 import type { ColumnDef, DatabaseDef, TableDef } from './model.js';
 import { tableId } from './model.js';
+import { deriveUniqueKey } from './unique-key.js';
 
 export interface SchemaTrackerOptions {
   /** Which server's information_schema conventions to mirror. @default 'mariadb' */
@@ -453,7 +454,13 @@ export class SchemaTracker {
       table.columns.push(buildColumn(spec, i, ctx));
       pending.push(...columnKeys(spec, resolveType(spec.type, ctx).serial === true));
     });
-    for (const k of [...pending, ...keys]) addKey(table, k);
+    // Unique keys in declaration order: without a PRIMARY KEY the first NOT NULL one is the key.
+    const declared: string[] = [];
+    for (const k of [...pending, ...keys]) {
+      const name = addKey(table, k);
+      if (name) declared.push(name);
+    }
+    deriveUniqueKey(table, declared);
     enforcePrimaryKeyNotNull(table);
     return table;
   }
@@ -511,6 +518,7 @@ export class SchemaTracker {
         if (spec.kind === 'RELOAD') throw new ApplyFailure(`${spec.what} changes columns in ways DDL does not show`);
         this.applyAlterSpec(table, spec);
       }
+      deriveUniqueKey(table);
     } catch (err) {
       if (!(err instanceof ApplyFailure)) throw err;
       r.needsReload.push(tableId(current.database, current.name));
@@ -610,16 +618,16 @@ export class SchemaTracker {
       case 'ADD_KEY':
         if (spec.key.kind === 'UNIQUE' && spec.ifNotExists && spec.key.name && findKey(table, spec.key.name) >= 0)
           return;
-        if (spec.key.kind === 'PRIMARY' && spec.ifNotExists && table.primaryKey.length > 0) return;
+        if (spec.key.kind === 'PRIMARY' && spec.ifNotExists && hasDeclaredPrimaryKey(table)) return;
         for (const c of spec.key.columns) need(c);
         addKey(table, spec.key);
         return;
       case 'DROP_PRIMARY_KEY':
-        table.primaryKey = [];
+        if (hasDeclaredPrimaryKey(table)) table.primaryKey = [];
         return;
       case 'DROP_KEY': {
         if (spec.name.toUpperCase() === 'PRIMARY') {
-          table.primaryKey = [];
+          if (hasDeclaredPrimaryKey(table)) table.primaryKey = [];
           return;
         }
         const k = findKey(table, spec.name);
@@ -629,6 +637,8 @@ export class SchemaTracker {
       case 'RENAME_KEY': {
         const k = findKey(table, spec.oldName);
         if (k >= 0) table.uniqueKeys[k].name = spec.newName;
+        if (table.primaryKeyIndex !== undefined && same(table.primaryKeyIndex, spec.oldName))
+          table.primaryKeyIndex = spec.newName;
         sortKeys(table);
         return;
       }
@@ -753,14 +763,22 @@ function columnKeys(spec: ColumnSpec, serial: boolean): KeySpec[] {
   return out;
 }
 
-/** Adds PRIMARY/UNIQUE keys; other kinds do not matter to the model. Unnamed unique keys are named like MySQL. */
-function addKey(table: TableDef, key: KeySpec): void {
+function hasDeclaredPrimaryKey(table: TableDef): boolean {
+  return table.primaryKey.length > 0 && table.primaryKeyIndex === undefined;
+}
+
+/**
+ * Adds PRIMARY/UNIQUE keys; other kinds do not matter to the model. Unnamed unique keys are named like MySQL.
+ * Returns the unique key's name (undefined for other kinds).
+ */
+function addKey(table: TableDef, key: KeySpec): string | undefined {
   const columns = key.columns.map((c) => table.columns[findColumn(table, c)]?.name ?? c);
   if (key.kind === 'PRIMARY') {
     table.primaryKey = columns;
-    return;
+    delete table.primaryKeyIndex;
+    return undefined;
   }
-  if (key.kind !== 'UNIQUE' || columns.length === 0) return;
+  if (key.kind !== 'UNIQUE' || columns.length === 0) return undefined;
   let name = key.name;
   if (!name) {
     name = columns[0];
@@ -768,6 +786,7 @@ function addKey(table: TableDef, key: KeySpec): void {
   } else if (findKey(table, name) >= 0) table.uniqueKeys.splice(findKey(table, name), 1);
   table.uniqueKeys.push({ name, columns });
   sortKeys(table);
+  return name;
 }
 
 /** information_schema gives no key order we can reproduce, so unique keys are kept sorted by name. */
@@ -789,6 +808,7 @@ function renameColumnInKeys(table: TableDef, from: string, to: string): void {
 
 /** PRIMARY KEY columns are NOT NULL (the server enforces it silently); an implicit DEFAULT NULL goes with it. */
 function enforcePrimaryKeyNotNull(table: TableDef): void {
+  if (table.primaryKeyIndex !== undefined) return; // a unique index's columns are NOT NULL already
   for (const name of table.primaryKey) {
     const col = table.columns[findColumn(table, name)];
     if (col?.nullable) {

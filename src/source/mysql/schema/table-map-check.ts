@@ -4,6 +4,7 @@
  */
 import { ColumnType, columnTypeName as typeName } from '../column-type.js';
 import type { ColumnDef, TableDef } from './model.js';
+import { isNotNullUnique } from './unique-key.js';
 
 /** What a TABLE_MAP event says, independent of the decoder's own types. */
 export interface TableMapInfo {
@@ -184,7 +185,14 @@ export function checkTableMap(table: TableDef, map: TableMapInfo): TableMapMisma
   if (map.primaryKey) {
     const actual = map.primaryKey.map((i) => table.columns[i]?.name ?? `#${i}`);
     const expected = table.primaryKey;
-    if (actual.length !== expected.length || actual.some((n, k) => n.toLowerCase() !== expected[k].toLowerCase())) {
+    const sameNames = (names: string[]) =>
+      actual.length === names.length && actual.every((n, k) => n.toLowerCase() === names[k].toLowerCase());
+    // Without a PRIMARY KEY the server logs its first NOT NULL unique index; any such index of the model is the
+    // same table shape (after ALTERs the model may not know which of several the server put first).
+    const uniqueShape =
+      table.primaryKeyIndex !== undefined &&
+      table.uniqueKeys.some((k) => sameNames(k.columns) && isNotNullUnique(table, k.columns));
+    if (!sameNames(expected) && !uniqueShape) {
       add(
         { kind: 'PRIMARY_KEY', expected: expected.join(','), actual: actual.join(',') },
         `primary key is (${expected.join(', ')}) in the model but (${actual.join(', ')}) in the binlog`,
