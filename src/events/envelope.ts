@@ -341,7 +341,8 @@ export class TableEventBuilder {
       if (t.begin) out.push(t.begin);
       txJson = transactionBlockJson(t.block);
     }
-    const nowUs = this.opts.clockMicros();
+    // The envelope's ts_ms (when the connector processed the event) is never earlier than source.ts_ms.
+    const nowUs = Math.max(this.opts.clockMicros(), source.tsUs ?? source.tsMs * 1000);
     const payload =
       `{"before":${before ?? 'null'},"after":${after ?? 'null'},"source":${this.sourceJson(source)},` +
       `"transaction":${txJson},"op":"${op}","ts_ms":${Math.floor(nowUs / 1000)},"ts_us":${nowUs},"ts_ns":${nowUs}000}`;

@@ -14,7 +14,7 @@ import type { SchemaHistory, SchemaHistoryEntry } from '../../stores/schema-hist
 import { BinlogDecoder, type ColumnHint, type TableMapEvent } from './binlog/decoder.js';
 import { BinlogReplicationClient, ResilientBinlogStream } from './binlog/replication/index.js';
 import { createRecordFactory, eventOptionsFromConfig } from './record-factory.js';
-import type { TableDef } from './schema/model.js';
+import type { DatabaseDef, TableDef } from './schema/model.js';
 import { loadSchema, readServerInfo, type ServerInfo, trackerOptionsFor } from './schema/schema-loader.js';
 import { SchemaTracker, type SchemaTrackerOptions } from './schema/schema-tracker.js';
 import { checkTableMap, type TableMapInfo } from './schema/table-map-check.js';
@@ -27,6 +27,7 @@ import {
 } from './snapshot/chunked-snapshot.js';
 import { runConsistentSnapshot } from './snapshot/consistent-snapshot.js';
 import { SnapshotProgress, type TableProgress } from './snapshot/progress.js';
+import { readServerCharsetVariables, snapshotSchemaStatements } from './snapshot/schema-events.js';
 import { BinlogStreamer } from './streaming/binlog-streamer.js';
 import type { RecordFactory, SchemaPort, SourceInfo } from './streaming/ports.js';
 import { createTableFilter, type TableFilter } from './table-filter.js';
@@ -679,12 +680,21 @@ export class MySqlSource implements ChangeSource {
   ): Promise<SourceOffset> {
     const { config, logger, history } = this.options;
     let createStatements = new Map<string, string>();
+    let databases: DatabaseDef[] = [];
+    let serverVariables: Record<string, string> = {};
+    let heldSchemaEvent: SchemaHistoryEntry | null = null;
+    const flushHeldSchemaEvent = async (marker: 'true' | 'last') => {
+      const entry = heldSchemaEvent;
+      heldSchemaEvent = null;
+      const rec = entry ? records.schemaChange(entry, source(marker)) : null;
+      if (rec) await ctx.emit({ record: rec, offset: null });
+    };
     const snapPlan = await this.planSnapshot(chunked);
     const chunkPlan: Record<string, ChunkTableState> = {};
     let position: { file: string; pos: number; gtids: string | null } = { file: '', pos: 0, gtids: null };
     let seq = seqStart;
-    const source = (marker: string): SourceInfo => ({
-      tsMs: Date.now(),
+    const source = (marker: string, tsMs = Date.now()): SourceInfo => ({
+      tsMs,
       snapshot: marker as SourceInfo['snapshot'],
       serverId: 0,
       gtid: null,
@@ -709,6 +719,8 @@ export class MySqlSource implements ChangeSource {
           includeCreateStatements: true,
         });
         createStatements = loaded.createStatements;
+        databases = loaded.databases;
+        serverVariables = await readServerCharsetVariables(conn);
         for (const d of loaded.databases) tracker.putDatabase(d);
         return loaded.tables;
       },
@@ -738,20 +750,21 @@ export class MySqlSource implements ChangeSource {
             });
           }
           for (const t of tables) tracker.putTable(t);
-          for (const t of tables) {
-            const id = `${t.database}.${t.name}`;
+          // Debezium's table-structure phase, statement by statement (schema-events.ts).
+          const statements = snapshotSchemaStatements({ serverVariables, databases, tables, createStatements });
+          for (const st of statements) {
             const entry: SchemaHistoryEntry = {
               seq: ++seq,
               position: { file: pos.file, pos: pos.pos, gtids: pos.gtids ?? undefined },
               ts_ms: Date.now(),
-              databaseName: t.database,
-              ddl: createStatements.get(id) ?? '',
-              tableChanges: [{ type: 'CREATE', id, table: t }],
+              ...st,
             };
             await history.record(entry);
             if (config.events.includeSchemaChanges) {
-              const rec = records.schemaChange(entry, source('true'));
-              if (rec) await ctx.emit({ record: rec, offset: null });
+              // The last snapshot record is marked 'last' (Debezium's postSnapshot): hold the newest schema event
+              // back until a row follows it or the snapshot ends.
+              await flushHeldSchemaEvent('true');
+              heldSchemaEvent = entry;
             }
           }
           setSeq(seq);
@@ -765,10 +778,11 @@ export class MySqlSource implements ChangeSource {
           await this.estimate(withData.map((t) => `${t.database}.${t.name}`));
           logger.info('snapshot position established', { file: pos.file, pos: pos.pos, tables: tables.length });
         },
-        onRow: async (table, row, marker) => {
+        onRow: async (table, row, marker, tsMs) => {
+          await flushHeldSchemaEvent('true');
           this.stats.snapshotRows++;
           this.progress.rows(`${table.database}.${table.name}`, 1);
-          const out = records.forTable(table).read(row, source(marker));
+          const out = records.forTable(table).read(row, source(marker, tsMs));
           for (const record of out) await ctx.emit({ record, offset: null });
         },
         onTableDone: async (table) => {
@@ -778,6 +792,7 @@ export class MySqlSource implements ChangeSource {
         },
       },
     });
+    await flushHeldSchemaEvent('last');
     this.stats.snapshotCompletedAtMs = Date.now();
     const done: SourceOffset = {
       file: result.position.file,

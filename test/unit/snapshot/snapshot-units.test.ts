@@ -83,10 +83,10 @@ describe('MarkerSequencer', () => {
     assert.deepEqual(await sequence({ a: 2, b: 0, c: 0 }), ['a:first', 'a:last', 'done:a:2', 'done:b:0', 'done:c:0']);
   });
 
-  it('handles empty leading tables, single-row tables and a single-row snapshot', async () => {
+  it('handles empty leading tables (no "first": Debezium marks the first table positionally), single-row tables and a single-row snapshot', async () => {
     assert.deepEqual(await sequence({ a: 0, b: 1, c: 1, d: 1 }), [
       'done:a:0',
-      'b:first',
+      'b:last_in_data_collection',
       'done:b:1',
       'c:last_in_data_collection',
       'done:c:1',
@@ -95,6 +95,13 @@ describe('MarkerSequencer', () => {
     ]);
     assert.deepEqual(await sequence({ a: 1 }), ['a:last', 'done:a:1']);
     assert.deepEqual(await sequence({ a: 0 }), ['done:a:0']);
+    assert.deepEqual(await sequence({ a: 0, b: 3 }), [
+      'done:a:0',
+      'b:first_in_data_collection',
+      'b:true',
+      'b:last',
+      'done:b:3',
+    ]);
   });
 
   it('holds back exactly one row: emission of row n waits for row n+1', async () => {

@@ -27,7 +27,13 @@ import type { RecordFactory, SourceInfo } from '../streaming/ports.js';
 import type { CellValue, Row } from '../values.js';
 import { describeSqlError } from './errors.js';
 import type { SnapshotProgress } from './progress.js';
-import { detectServer, readBinlogStatus, readMariaDbSnapshotPosition, type ServerInfo } from './server.js';
+import {
+  detectServer,
+  readBinlogStatus,
+  readMariaDbSnapshotPosition,
+  type ServerInfo,
+  serverTimeMs,
+} from './server.js';
 import { quoteId } from './sql.js';
 import { defaultSelect, scanTable } from './table-scan.js';
 
@@ -146,6 +152,8 @@ interface Window {
   touched: Set<string>;
   selected: number;
   last: StoredKeyPart[] | null;
+  /** source.ts_ms of the chunk's rows: the server's clock inside the chunk's read transaction. */
+  tsMs: number;
   resolve(outcome: Outcome): void;
   outcome: Promise<Outcome>;
 }
@@ -487,6 +495,7 @@ export class ChunkedSnapshotRunner {
       touched,
       selected: 0,
       last: null,
+      tsMs: 0,
       resolve,
       outcome,
     };
@@ -507,6 +516,7 @@ export class ChunkedSnapshotRunner {
     // MariaDB: the binlog position exactly matching the read view; MySQL: the status read before it.
     const exact = server.flavor === 'mariadb' ? await readMariaDbSnapshotPosition(conn) : null;
     w.lw = exact ?? { file: before.file, pos: before.pos };
+    w.tsMs = await serverTimeMs(conn);
     let lastRow: Row | null = null;
     const sql = chunkSql(def, after, this.opts.chunkSize);
     let selected = 0;
@@ -548,7 +558,7 @@ export class ChunkedSnapshotRunner {
     }
     const builder = this.opts.records.forTable(w.def);
     const source: SourceInfo = {
-      tsMs: Date.now(),
+      tsMs: w.tsMs,
       snapshot: 'incremental',
       serverId: 0,
       gtid: null,

@@ -28,6 +28,7 @@ import {
   readBinlogStatus,
   readMariaDbSnapshotPosition,
   type ServerInfo,
+  serverTimeMs,
 } from './server.js';
 import { defaultSelect, scanTable } from './table-scan.js';
 import { type CapturedTable, listCapturedTables } from './tables.js';
@@ -64,8 +65,11 @@ export interface SnapshotOptions {
 export interface SnapshotEmitter {
   /** The consistent point is established: position + the definitions of every captured table. */
   onSchema(tables: TableDef[], position: BinlogPosition): Promise<void>;
-  /** One row with its Debezium source.snapshot marker. Awaiting it is the backpressure. */
-  onRow(table: TableDef, row: Row, marker: SnapshotMarker): Promise<void>;
+  /**
+   * One row with its Debezium source.snapshot marker and source.ts_ms (the server's clock when its table's scan
+   * began, read once per table as Debezium does). Awaiting it is the backpressure.
+   */
+  onRow(table: TableDef, row: Row, marker: SnapshotMarker, tsMs: number): Promise<void>;
   onTableDone?(table: TableDef, rows: number): Promise<void>;
 }
 
@@ -166,7 +170,7 @@ export async function runConsistentSnapshot(opts: SnapshotOptions): Promise<Snap
     let peakBufferedRows = 0;
     if (opts.includeData !== false) {
       const sequencer = new MarkerSequencer(
-        (t, r, m) => opts.emitter.onRow(t, r, m),
+        (t, r, m, ts) => opts.emitter.onRow(t, r, m, ts),
         async (t, n) => {
           await opts.emitter.onTableDone?.(t, n);
         },
@@ -179,7 +183,7 @@ export async function runConsistentSnapshot(opts: SnapshotOptions): Promise<Snap
         const def = defs.byId.get(tableId(t.db, t.table))!;
         const sql = opts.selectOverrides?.get(tableId(t.db, t.table)) ?? defaultSelect(def);
         const t0 = performance.now();
-        sequencer.beginTable(def);
+        sequencer.beginTable(def, await serverTimeMs(scan));
         const stats = await scanTable(scan, def, sql, {
           highWaterMark: opts.fetchSize ?? DEFAULT_FETCH_SIZE,
           signal,

@@ -1,7 +1,9 @@
 /**
  * Debezium's `source.snapshot` marker for each snapshot row. Knowing whether a row is the last one of its table,
  * or of the whole snapshot, needs one row of look-ahead, so the sequencer holds exactly one row back; empty
- * tables at the end therefore still leave a correct 'last' on the last real row.
+ * tables at the end therefore still leave a correct 'last' on the last real row (Debezium's MySQL connector marks
+ * the last record it emitted, too). 'first' is positional as in Debezium: only the first row of the first table;
+ * when that table is empty, the next table's first row is 'first_in_data_collection'.
  */
 import type { TableDef } from '../schema/model.js';
 import type { Row } from '../values.js';
@@ -11,13 +13,15 @@ export type SnapshotMarker = 'first' | 'first_in_data_collection' | 'true' | 'la
 interface Held {
   table: TableDef;
   row: Row;
+  /** source.ts_ms of the row: the time read from the server when its table's scan began. */
+  tsMs: number;
   firstOverall: boolean;
   firstInTable: boolean;
   lastInTable: boolean;
 }
 
 /** Precedence: last > first > last_in_data_collection > first_in_data_collection > true. */
-export function markerFor(h: Omit<Held, 'table' | 'row'>, lastOverall: boolean): SnapshotMarker {
+export function markerFor(h: Omit<Held, 'table' | 'row' | 'tsMs'>, lastOverall: boolean): SnapshotMarker {
   if (lastOverall) return 'last';
   if (h.firstOverall) return 'first';
   if (h.lastInTable) return 'last_in_data_collection';
@@ -29,18 +33,22 @@ export class MarkerSequencer {
   private held: Held | null = null;
   private current: TableDef | null = null;
   private rowsInTable = 0;
-  private anyRow = false;
+  private tablesBegun = 0;
+  private tableTsMs = 0;
   /** Tables whose scan ended but whose onTableDone waits for their held last row to be emitted. */
   private pendingDone: Array<{ table: TableDef; rows: number }> = [];
 
   constructor(
-    private readonly emit: (table: TableDef, row: Row, marker: SnapshotMarker) => Promise<void>,
+    private readonly emit: (table: TableDef, row: Row, marker: SnapshotMarker, tsMs: number) => Promise<void>,
     private readonly tableDone: (table: TableDef, rows: number) => Promise<void>,
   ) {}
 
-  beginTable(table: TableDef): void {
+  /** `tsMs`: the table's source.ts_ms (Debezium reads CURRENT_TIMESTAMP once per table). */
+  beginTable(table: TableDef, tsMs = Date.now()): void {
     this.current = table;
     this.rowsInTable = 0;
+    this.tablesBegun++;
+    this.tableTsMs = tsMs;
   }
 
   /** Awaiting it is the backpressure: it resolves when the previous row has been emitted. */
@@ -50,11 +58,11 @@ export class MarkerSequencer {
     const next: Held = {
       table,
       row,
-      firstOverall: !this.anyRow,
+      tsMs: this.tableTsMs,
+      firstOverall: this.tablesBegun === 1 && this.rowsInTable === 0,
       firstInTable: this.rowsInTable === 0,
       lastInTable: false,
     };
-    this.anyRow = true;
     this.rowsInTable++;
     await this.flushHeld(false);
     this.held = next;
@@ -80,7 +88,7 @@ export class MarkerSequencer {
     const h = this.held;
     if (h) {
       this.held = null;
-      await this.emit(h.table, h.row, markerFor(h, lastOverall));
+      await this.emit(h.table, h.row, markerFor(h, lastOverall), h.tsMs);
     }
     await this.flushDone();
   }

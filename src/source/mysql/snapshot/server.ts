@@ -111,3 +111,12 @@ export async function gtidsAt(
   const [rows] = await conn.query<RowDataPacket[]>('SELECT BINLOG_GTID_POS(?, ?) AS g', [at.file, at.pos]);
   return normalizeGtids(rows[0]?.g as string | null);
 }
+
+/**
+ * The server's CURRENT_TIMESTAMP in epoch milliseconds, whole seconds as Debezium reads it (once per snapshot
+ * table) for source.ts_ms. UNIX_TIMESTAMP keeps the reading independent of the session's time_zone.
+ */
+export async function serverTimeMs(conn: Connection): Promise<number> {
+  const [rows] = await conn.query<RowDataPacket[]>('SELECT UNIX_TIMESTAMP(CURRENT_TIMESTAMP) AS ts');
+  return Math.floor(Number(rows[0]?.ts)) * 1000;
+}
