@@ -375,10 +375,18 @@ function build(
   let lease: LeaseConfig = { enabled: false };
   const leaseDuration = r.int('lease.duration.ms') ?? 30000;
   const leaseRenew = r.int('lease.renew.interval.ms') ?? 10000;
-  if (r.bool('lease.enabled')) {
+  // The lease follows DynamoDB offsets by default: they are the deployment with several tasks (ECS rollouts).
+  const leaseFollowsOffsets = !r.isSet('lease.enabled') && offsetType === 'dynamodb';
+  if (leaseFollowsOffsets || r.bool('lease.enabled')) {
     const table = r.str('lease.dynamodb.table');
     if (table === null)
-      r.missing('lease.dynamodb.table', 'set lease.dynamodb.table=<table name> (needed because lease.enabled=true).');
+      r.missing(
+        'lease.dynamodb.table',
+        leaseFollowsOffsets
+          ? 'set lease.dynamodb.table=<table name> (lease.enabled defaults to true with offset.storage=dynamodb), ' +
+              'or set lease.enabled=false if only one task can ever run.'
+          : 'set lease.dynamodb.table=<table name> (needed because lease.enabled=true).',
+      );
     if (leaseRenew >= leaseDuration)
       r.add(
         'lease.renew.interval.ms',

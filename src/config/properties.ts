@@ -753,7 +753,15 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     description: 'File receiving one JSON line per event.',
   },
   // --- lease
-  bool('lease.enabled', 'lease', false, 'Hold a DynamoDB lease while capturing.'),
+  {
+    name: 'lease.enabled',
+    type: 'boolean',
+    group: 'lease',
+    defaultNote: '`true` when `offset.storage=dynamodb`, else `false`',
+    description:
+      'Hold a DynamoDB lease while capturing (one publisher at a time; offset commits are fenced by it). Without it ' +
+      'DynamoDB offsets are written unfenced, so only one task may ever run.',
+  },
   {
     name: 'lease.dynamodb.table',
     type: 'string',

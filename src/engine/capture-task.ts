@@ -90,6 +90,8 @@ export class CaptureTask {
     }
     await sink.start();
     const offset = await offsetStore.load();
+    // Nothing is published before the store has shown it can commit: otherwise every restart republishes.
+    await offsetStore.probe();
     logger.info('starting capture', { resumeFrom: offset ? { file: offset.file, pos: offset.pos } : 'beginning' });
 
     this.publisher = new Publisher({

@@ -82,7 +82,8 @@ export function buildComponents(
           connectorName: config.name,
           clientConfig: awsClientConfig(offsets.region, offsets.endpoint),
           createTables: offsets.createTable,
-          fencingToken: () => lease?.token ?? null,
+          // Fenced by the lease when there is one; with lease.enabled=false the writes are unfenced.
+          ...(lease ? { fencingToken: () => lease.token } : {}),
         });
 
   const history = config.schemaHistory;

@@ -29,5 +29,10 @@ export interface OffsetStore {
   load(): Promise<SourceOffset | null>;
   /** Durably store `offset`. Must never move backwards; implementations reject with OffsetStoreError if it would. */
   commit(offset: SourceOffset): Promise<void>;
+  /**
+   * Prove that `commit` can succeed (write access, fencing token held) without changing the stored offset; called
+   * before anything is published, so a store that cannot commit fails at start-up instead of after a snapshot.
+   */
+  probe(): Promise<void>;
   close(): Promise<void>;
 }

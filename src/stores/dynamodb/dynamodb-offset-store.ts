@@ -117,6 +117,26 @@ export class DynamoDbOffsetStore implements OffsetStore {
     }
   }
 
+  /** A conditional write of the same shape as a commit (fencing condition included) that leaves the offset alone. */
+  async probe(): Promise<void> {
+    await this.ready();
+    const token = this.token;
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.options.tableName,
+          Key: { connector: S(this.options.connectorName) },
+          UpdateExpression: 'SET probedAt = :now',
+          ConditionExpression: 'attribute_not_exists(fencingToken) OR fencingToken <= :token',
+          ExpressionAttributeValues: { ':now': S(new Date().toISOString()), ':token': N(token) },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionalCheckFailed(err)) throw this.wrap(err);
+      throw await this.explainRejection(null, token, err);
+    }
+  }
+
   async close(): Promise<void> {
     if (this.ownsClient) this.client.destroy();
   }
@@ -155,6 +175,13 @@ export class DynamoDbOffsetStore implements OffsetStore {
         }),
       );
       const theirs = num(out.Item, 'fencingToken') ?? 0;
+      if (theirs > token && !this.options.fencingToken) {
+        return new OffsetStoreError(
+          `offset commit for "${name}" rejected: the item is fenced by a lease holder (token ${theirs}) and this ` +
+            'task runs without a lease; set lease.enabled=true with the same lease.dynamodb.table as the other tasks',
+          { cause },
+        );
+      }
       if (theirs > token) {
         return new OffsetStoreError(
           `offset commit for "${name}" rejected: lease lost (our fencing token ${token} is older than ${theirs} ` +

@@ -49,6 +49,13 @@ export class FileOffsetStore implements OffsetStore {
     return run;
   }
 
+  /** Writes, syncs and removes a file beside the offset file: the directory exists and accepts our writes. */
+  async probe(): Promise<void> {
+    const probe = `${this.path}.probe-${process.pid}`;
+    await atomicWriteFile(probe, '');
+    await unlink(probe).catch(() => {});
+  }
+
   async close(): Promise<void> {
     await this.chain;
   }

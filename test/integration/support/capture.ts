@@ -45,6 +45,8 @@ export function captureEnv(db: MariaDbServer, database: string, extra: Record<st
     'offset.flush.interval.ms': '100',
     ...extra,
   };
+  // An empty value in `extra` removes a default above (e.g. the file offset store when offsets go to DynamoDB).
+  for (const [k, v] of Object.entries(extra)) if (v === '') delete props[k];
   const config = parseConfig(props);
   const lines = (): SinkLine[] => {
     let text = '';
