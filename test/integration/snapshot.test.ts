@@ -623,6 +623,49 @@ describe('snapshot under a concurrent writer', () => {
 // Failures and memory
 
 describe('snapshot failures and limits', () => {
+  it('table-lock fallback: a table created between listing and locking is locked, snapshotted and in the schema', async () => {
+    const server = mariadb();
+    const db = await server.createDatabase('snaprace');
+    await server.query(`
+      CREATE TABLE \`${db}\`.a (id INT PRIMARY KEY) ENGINE=InnoDB;
+      INSERT INTO \`${db}\`.a VALUES (1);`);
+    let calls = 0;
+    const { opts, emitted, schemaCalls, logger } = baseOptions(server, db, {
+      connect: connectAs(server, server.aurora),
+      beforeTableLock: async () => {
+        if (++calls === 1) {
+          await server.query(`CREATE TABLE \`${db}\`.b_new (id INT PRIMARY KEY) ENGINE=InnoDB`);
+          await server.query(`INSERT INTO \`${db}\`.b_new VALUES (2)`);
+        }
+      },
+    });
+    const result = await runConsistentSnapshot(opts);
+    assert.equal(result.lockMode, 'tables');
+    assert.equal(calls, 2, 'listed and locked again after the set changed');
+    assert.deepEqual(schemaCalls[0].tables, ['a', 'b_new']);
+    assert.deepEqual(
+      emitted.map((e) => `${e.table}:${e.row.join('/')}`),
+      ['a:1', 'b_new:2'],
+    );
+    assert.ok(logger.lines.some((l) => l.level === 'warn' && /changed between listing and locking/.test(l.msg)));
+
+    // A set that never settles fails after a bounded number of attempts, retriably.
+    let n = 0;
+    const churn = baseOptions(server, db, {
+      connect: connectAs(server, server.aurora),
+      beforeTableLock: async () => {
+        await server.query(`CREATE TABLE \`${db}\`.churn_${++n} (id INT PRIMARY KEY) ENGINE=InnoDB`);
+      },
+    });
+    await assert.rejects(runConsistentSnapshot(churn.opts), (err: unknown) => {
+      assert.ok(err instanceof SnapshotError);
+      assert.equal(err.retriable, true);
+      assert.match(err.message, /changed while they were being locked, 5 times/);
+      return true;
+    });
+    assert.equal(n, 5);
+  });
+
   it('names the missing GRANT when neither RELOAD nor LOCK TABLES is available', async () => {
     const server = mariadb();
     const db = await server.createDatabase('snapnolock');

@@ -18,7 +18,7 @@ import { errorMessage } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
 import { type TableDef, tableId } from '../schema/model.js';
 import type { Row } from '../values.js';
-import { describeSqlError, isPrivilegeError, SnapshotError } from './errors.js';
+import { describeSqlError, isPrivilegeError, SnapshotError, sqlError } from './errors.js';
 import { type HeldLock, lockTables, tryGlobalReadLock } from './locks.js';
 import { MarkerSequencer, type SnapshotMarker } from './markers.js';
 import {
@@ -55,6 +55,8 @@ export interface SnapshotOptions {
   includeData?: boolean;
   /** With includeData: which tables' rows to read (default all); the chunked snapshot reads the others. */
   includeTableData?: (table: TableDef) => boolean;
+  /** Test hook: runs on the table-lock path between listing the tables and locking them (the race window). */
+  beforeTableLock?: (tables: CapturedTable[]) => Promise<void>;
   /** Connector user, named in the GRANT hint when LOCK TABLES is denied. */
   user?: string;
   logger: Logger;
@@ -92,6 +94,26 @@ export interface SnapshotResult {
 }
 
 const DEFAULT_FETCH_SIZE = 1024;
+/** Table-lock path: how often the list → lock → list again cycle is retried when the table set keeps changing. */
+const MAX_TABLE_LOCK_ATTEMPTS = 5;
+const ER_NO_SUCH_TABLE = 1146;
+
+function isNoSuchTable(err: unknown): boolean {
+  return sqlError(err).errno === ER_NO_SUCH_TABLE;
+}
+
+/** Null when both lists name the same tables, else a short description of the difference (names only). */
+export function tableSetChange(locked: CapturedTable[], now: CapturedTable[]): string | null {
+  const ids = (l: CapturedTable[]) => new Set(l.map((t) => tableId(t.db, t.table)));
+  const a = ids(locked);
+  const b = ids(now);
+  const added = [...b].filter((id) => !a.has(id));
+  const removed = [...a].filter((id) => !b.has(id));
+  if (added.length === 0 && removed.length === 0) return null;
+  return [added.length ? `new: ${added.join(', ')}` : '', removed.length ? `gone: ${removed.join(', ')}` : '']
+    .filter(Boolean)
+    .join('; ');
+}
 const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 /** A slow sink pauses the socket; the server must not give up writing to it meanwhile (default is 60 s). */
 const NET_WRITE_TIMEOUT_S = 24 * 3600;
@@ -120,27 +142,61 @@ export async function runConsistentSnapshot(opts: SnapshotOptions): Promise<Snap
     checkAbort(signal);
 
     // 1. Lock (or not), and find the captured tables. Under the global lock the list cannot change; the table
-    //    lock path must list first to know what to lock.
-    let tables: CapturedTable[];
-    if (opts.lockingMode === 'none') {
-      tables = await listCapturedTables(scan, opts.tableFilter);
-    } else {
-      lock = await tryGlobalReadLock(scan, lockTimeoutMs, log);
-      tables = await listCapturedTables(scan, opts.tableFilter);
-      if (!lock) {
-        lockConn = await connectOrFail(opts, 'lock');
-        checkAbort(signal);
-        lock = await lockTables(lockConn, tables, lockTimeoutMs, opts.user, log);
+    //    lock path must list first to know what to lock, so a table created (or dropped) between the listing and
+    //    the lock would be missed: it lists again once the position is read and starts over when the set changed.
+    let tables: CapturedTable[] = [];
+    let position: BinlogPosition = { file: '', pos: 0, gtids: null };
+    let positionSource: SnapshotResult['positionSource'] = 'binlog_status';
+    let globalDenied = false;
+    let retriedLockMs = 0;
+    for (let attempt = 1; ; attempt++) {
+      if (opts.lockingMode === 'none') {
+        tables = await listCapturedTables(scan, opts.tableFilter);
+      } else {
+        if (!globalDenied) {
+          lock = await tryGlobalReadLock(scan, lockTimeoutMs, log);
+          globalDenied = lock === null;
+        }
+        tables = await listCapturedTables(scan, opts.tableFilter);
+        if (!lock) {
+          lockConn ??= await connectOrFail(opts, 'lock');
+          checkAbort(signal);
+          await opts.beforeTableLock?.(tables);
+          try {
+            lock = await lockTables(lockConn, tables, lockTimeoutMs, opts.user, log);
+          } catch (err) {
+            if (!(err instanceof SnapshotError && isNoSuchTable(err.cause)) || attempt >= MAX_TABLE_LOCK_ATTEMPTS)
+              throw err;
+            log.warn('a captured table was dropped before it could be locked; listing the tables again', { attempt });
+            continue;
+          }
+        }
       }
+      checkAbort(signal);
+
+      // 2. The snapshot transaction and its position.
+      await scan.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      ({ position, positionSource } = await startTransactionAt(scan, server, lock?.kind ?? 'none', log));
+      checkAbort(signal);
+      if (lock?.kind !== 'tables') break;
+      // Every table created before the position is listed now; later CREATEs are in the binlog after it.
+      const changed = tableSetChange(tables, await listCapturedTables(scan, opts.tableFilter));
+      if (!changed) break;
+      await scan.query('ROLLBACK');
+      retriedLockMs += await lock.release();
+      lock = null;
+      if (attempt >= MAX_TABLE_LOCK_ATTEMPTS) {
+        throw new SnapshotError(
+          `the captured tables changed while they were being locked, ${attempt} times in a row (${changed}): ` +
+            'tables are being created or dropped continuously. Retry when the DDL has finished, or grant RELOAD ' +
+            'so the snapshot can take the global read lock (snapshot.locking.mode=minimal).',
+          { retriable: true },
+        );
+      }
+      log.warn('the captured tables changed between listing and locking them; locking again', { changed, attempt });
     }
     const lockMode = lock?.kind ?? 'none';
     log.info('captured tables', { count: tables.length, lockMode, lockingMode: opts.lockingMode });
-    checkAbort(signal);
-
-    // 2. The snapshot transaction and its position.
-    await scan.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-    const { position, positionSource } = await startTransactionAt(scan, server, lockMode, log);
-    checkAbort(signal);
 
     // 3. Schemas, read while DDL is still blocked.
     const defs = await loadSchemas(opts, scan, tables);
@@ -214,6 +270,7 @@ export async function runConsistentSnapshot(opts: SnapshotOptions): Promise<Snap
     // 6. Done: end the read-only transaction, then drop an 'extended' lock.
     await scan.query('COMMIT');
     if (lock) lockMs = await lock.release();
+    lockMs += retriedLockMs; // writers also waited during attempts that found the table set changed
     const durationMs = performance.now() - started;
     log.info('snapshot completed', {
       tables: tables.length,
