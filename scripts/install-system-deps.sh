@@ -12,6 +12,9 @@ DEPS=(
   # librdkafka's mock cluster (rdkafka_mock.h) serves the Kafka protocol for the Kafka sink tests and bench.
   "/usr/include/librdkafka/rdkafka_mock.h librdkafka-dev"
   "cc gcc"
+  # The Debezium oracle (test/oracle, built by scripts/build-oracle.sh) for the differential tests and benchmarks.
+  "javac openjdk-17-jdk-headless"
+  "mvn maven"
 )
 
 have() {
