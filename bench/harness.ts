@@ -1,6 +1,4 @@
-/** Runs one benchmark module in this process and prints its figures as BENCH lines. */
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+/** Shared pieces of the benchmarks: the Figure shape, its BENCH line, peak RSS, median. */
 
 export interface Figure {
   /** Figure name, e.g. `decode.rows_per_s`. */
@@ -26,15 +24,6 @@ export async function peakRssMb(): Promise<number> {
   const status = await readFile('/proc/self/status', 'utf8');
   const m = /VmHWM:\s+(\d+) kB/.exec(status);
   return m ? Number(m[1]) / 1024 : process.memoryUsage().rss / 1048576;
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const name = process.argv[2];
-  const here = dirname(fileURLToPath(import.meta.url));
-  const mod = (await import(pathToFileURL(join(here, `${name}.bench.ts`)).href)) as { run(): Promise<Figure[]> };
-  const figures = await mod.run();
-  for (const f of figures) process.stdout.write(`${formatFigure(f)}\n`);
-  process.exit(0);
 }
 
 /** Median of a few runs: steadier than the mean on a shared machine. */

@@ -21,7 +21,7 @@ if (unknown.length > 0) {
 let failed = false;
 for (const name of wanted.length ? wanted : all) {
   // Each benchmark runs in its own process so peak-RSS figures are not polluted by the others.
-  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, 'harness.ts'), name], {
+  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, 'run-one.ts'), name], {
     stdio: 'inherit',
   });
   if (r.status !== 0) {
