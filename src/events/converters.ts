@@ -35,7 +35,12 @@ export interface FieldConverter {
   /** CellValue → Connect value in its JSON form (bytes as base64 strings, int64 as number|bigint). */
   convert: (v: CellValue) => JsonValue;
   write: Writer;
+  /** `write(convert(v))` in one step: the hot path's JSON text of a cell, without the intermediate value. */
+  text: (v: CellValue) => string;
 }
+
+/** JSON text of one non-null cell, or null where Debezium converts it to null (then null/fallback applies). */
+type TextFn = (v: Exclude<CellValue, null | undefined>) => string | null;
 
 interface Spec {
   schema: ConnectSchema;
@@ -43,6 +48,8 @@ interface Spec {
   /** Debezium's fallback for NOT NULL columns. */
   fallback: JsonValue;
   write: Writer;
+  /** Optional fused `fn` + `write` for the common types (must equal write(fn(v)) whenever fn(v) is not null). */
+  text?: TextFn;
 }
 
 export const writeNumber: Writer = (x) => (x === null ? 'null' : String(x));
@@ -51,6 +58,10 @@ const NEEDS_ESCAPE = /[\\"\u0000-\u001f\ud800-\udfff]/;
 // Most values need no escaping; quoting them directly is about twice as fast as JSON.stringify on the hot path.
 export const writeString: Writer = (x) =>
   x === null ? 'null' : typeof x === 'string' && !NEEDS_ESCAPE.test(x) ? `"${x}"` : JSON.stringify(x);
+/** JSON string literal of a string. */
+export function quote(x: string): string {
+  return NEEDS_ESCAPE.test(x) ? JSON.stringify(x) : `"${x}"`;
+}
 export const writeBoolean: Writer = (x) => (x === null ? 'null' : x ? 'true' : 'false');
 const writeFloat32: Writer = (x) => (x === null ? 'null' : float32Text(x as number));
 const writeFloat64: Writer = (x) => (x === null || !Number.isFinite(x as number) ? 'null' : String(x));
@@ -89,7 +100,29 @@ export function createFieldConverter(col: ColumnDef, opts: ResolvedOptions, info
       return r === null ? fallback : r;
     };
   }
-  return { schema, convert, write: spec.write };
+  const write = spec.write;
+  const textOf: TextFn =
+    spec.text ??
+    ((v) => {
+      const r = fn(v);
+      return r === null ? null : write(r);
+    });
+  const fallbackText = write(fallback);
+  const missingText = missing === undefined ? undefined : write(missing);
+  const text: (v: CellValue) => string = col.nullable
+    ? (v) =>
+        v === null || v === undefined
+          ? v === undefined && missingText !== undefined
+            ? missingText
+            : 'null'
+          : (textOf(v) ?? 'null')
+    : (v) =>
+        v === null || v === undefined
+          ? v === undefined && missingText !== undefined
+            ? missingText
+            : fallbackText
+          : (textOf(v) ?? fallbackText);
+  return { schema, convert, write, text };
 }
 
 function defaultFallback(col: ColumnDef, info: ColumnInfo, fn: ValueFn): JsonValue | undefined {
@@ -221,7 +254,13 @@ function specFor(col: ColumnDef, info: ColumnInfo, opts: ResolvedOptions): Spec 
 }
 
 function intSpec(type: 'int8' | 'int16' | 'int32' | 'int64'): Spec {
-  return { schema: { type, optional: false }, fn: (v) => v as number | bigint, fallback: 0, write: writeNumber };
+  return {
+    schema: { type, optional: false },
+    fn: (v) => v as number | bigint,
+    fallback: 0,
+    write: writeNumber,
+    text: (v) => String(v),
+  };
 }
 
 function booleanSpec(): Spec {
@@ -239,11 +278,18 @@ function float64Spec(): Spec {
     fn: (v) => (typeof v === 'number' ? v : Number(v)),
     fallback: 0,
     write: writeFloat64,
+    text: (v) => {
+      const x = typeof v === 'number' ? v : Number(v);
+      return Number.isFinite(x) ? String(x) : 'null';
+    },
   };
 }
 
 function decimalSpec(precision: number, scale: number, mode: 'precise' | 'double' | 'string'): Spec {
-  if (mode === 'double') return { ...float64Spec(), fn: (v) => Number(String(v)) };
+  if (mode === 'double') {
+    const fn: ValueFn = (v) => Number(String(v));
+    return { ...float64Spec(), fn, text: (v) => writeFloat64(fn(v)) };
+  }
   if (mode === 'string') {
     return {
       schema: { type: 'string', optional: false },
@@ -263,6 +309,8 @@ function decimalSpec(precision: number, scale: number, mode: 'precise' | 'double
     fn: (v) => decimalBase64(String(v), scale),
     fallback: 'AA==',
     write: writeString,
+    // base64 never needs escaping.
+    text: (v) => `"${decimalBase64(typeof v === 'string' ? v : String(v), scale)}"`,
   };
 }
 
@@ -346,6 +394,10 @@ function datetimeSpec(precision: number, opts: ResolvedOptions): Spec {
       fn: micros,
       fallback: 0,
       write: writeNumber,
+      text: (v) => {
+        const us = micros(v);
+        return us === null ? null : String(us);
+      },
     };
   }
   const name =
@@ -358,6 +410,10 @@ function datetimeSpec(precision: number, opts: ResolvedOptions): Spec {
     },
     fallback: 0,
     write: writeNumber,
+    text: (v) => {
+      const us = micros(v);
+      return us === null ? null : String(Math.floor(us / 1000));
+    },
   };
 }
 
@@ -367,6 +423,12 @@ function timestampSpec(precision: number): Spec {
     fn: (v) => (v instanceof MysqlTimestamp ? zonedTimestampText(v, precision) : String(v)),
     fallback: EPOCH_ISO,
     write: writeString,
+    text: (v) => {
+      if (!(v instanceof MysqlTimestamp)) return quote(String(v));
+      // ISO text needs no escaping.
+      const iso = zonedTimestampText(v, precision);
+      return iso === null ? null : `"${iso}"`;
+    },
   };
 }
 
@@ -376,12 +438,49 @@ function timestampSpec(precision: number): Spec {
  */
 export function zonedTimestampText(ts: MysqlTimestamp, precision: number): string | null {
   if (ts.isZero) return null;
-  const base = new Date(ts.seconds * 1000).toISOString().slice(0, 19);
+  const base = isoSeconds(ts.seconds);
   if (precision > 0) return `${base}.${String(ts.micros).padStart(6, '0').slice(0, precision)}Z`;
   if (ts.micros === 0) return `${base}Z`;
   let frac = String(ts.micros).padStart(6, '0');
   while (frac.endsWith('0')) frac = frac.slice(0, -1);
   return `${base}.${frac}Z`;
+}
+
+const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+/** Last UTC second formatted (rows of one transaction often share it). */
+let lastIsoSecond = Number.NaN;
+let lastIsoText = '';
+
+/**
+ * `new Date(seconds * 1000).toISOString().slice(0, 19)` without the Date object: days to civil date (the
+ * proleptic Gregorian algorithm java.time uses too), for whole seconds in years 1970-9999; Date otherwise.
+ */
+export function isoSeconds(seconds: number): string {
+  if (seconds === lastIsoSecond) return lastIsoText;
+  let text: string;
+  if (!(seconds >= 0 && seconds < 253_402_300_800 && Number.isInteger(seconds))) {
+    text = new Date(seconds * 1000).toISOString().slice(0, 19);
+  } else {
+    const days = Math.floor(seconds / 86_400);
+    let rem = seconds - days * 86_400;
+    const hour = Math.floor(rem / 3600);
+    rem -= hour * 3600;
+    const minute = Math.floor(rem / 60);
+    const second = rem - minute * 60;
+    const z = days + 719_468;
+    const era = Math.floor(z / 146_097);
+    const doe = z - era * 146_097;
+    const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+    const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+    const mp = Math.floor((5 * doy + 2) / 153);
+    const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+    const month = mp < 10 ? mp + 3 : mp - 9;
+    const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+    text = `${year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hour]}:${TWO_DIGITS[minute]}:${TWO_DIGITS[second]}`;
+  }
+  lastIsoSecond = seconds;
+  lastIsoText = text;
+  return text;
 }
 
 const ONE_DAY_MICROS = 86_400_000_000;
@@ -565,6 +664,7 @@ function stringSpec(): Spec {
     fn: (v) => (typeof v === 'string' ? v : Buffer.isBuffer(v) ? v.toString('utf8') : String(v)),
     fallback: '',
     write: writeString,
+    text: (v) => quote(typeof v === 'string' ? v : Buffer.isBuffer(v) ? v.toString('utf8') : String(v)),
   };
 }
 

@@ -11,8 +11,8 @@ import type { TableDef } from '../source/mysql/schema/model.js';
 import { type CellValue, MysqlJson, MysqlJsonPartial, type Row } from '../source/mysql/values.js';
 import { columnMapping, isColumnIncluded } from './column-filters.js';
 import { columnInfo } from './column-info.js';
-import { type ConnectField, type ConnectSchema, type JsonValue, schemaToJson, withSchema } from './connect-schema.js';
-import { createFieldConverter, type Writer } from './converters.js';
+import { type ConnectField, type ConnectSchema, schemaToJson, withSchema } from './connect-schema.js';
+import { createFieldConverter } from './converters.js';
 import { applyJsonDiffs } from './json-diff.js';
 import { createKeyEncoder, type KeyEncoder } from './key.js';
 import { type EventOptions, type ResolvedOptions, resolveOptions } from './options.js';
@@ -139,6 +139,34 @@ export const PK_UPDATE_OLDKEY_HEADER = '__debezium.oldkey';
 
 type Op = 'c' | 'u' | 'd' | 'r' | 't';
 
+/** The envelope from `"op"` to `"ts_ms":`, per op. */
+const OP_TEXT: Record<Op, string> = {
+  c: flatten(',"op":"c","ts_ms":'),
+  u: flatten(',"op":"u","ts_ms":'),
+  d: flatten(',"op":"d","ts_ms":'),
+  r: flatten(',"op":"r","ts_ms":'),
+  t: flatten(',"op":"t","ts_ms":'),
+};
+
+/**
+ * The `source` block of the last row, split around what changes from row to row (pos, row): consecutive rows of a
+ * rows event (and often of a transaction) share every other field, so the two constant parts are built once.
+ */
+interface SourceCache {
+  tsMs: number;
+  tsUs: number | undefined;
+  snapshot: SnapshotMarker | undefined;
+  serverId: number;
+  gtid: string | null | undefined;
+  file: string;
+  thread: number | null | undefined;
+  query: string | null | undefined;
+  /** Up to and including `"pos":`. */
+  head: string;
+  /** From `,"thread":` to the closing brace. */
+  tail: string;
+}
+
 /**
  * Compiled event builder for one version of one table. Build it once per TableDef version (after each DDL) and
  * reuse it for every row: converters, filters, masks, schema JSON and constant JSON fragments are fixed here.
@@ -156,11 +184,17 @@ export class TableEventBuilder {
   private readonly envelopeSchemaJson: string;
   private readonly positions: number[];
   private readonly prefixes: string[];
-  private readonly converters: Array<(v: CellValue) => JsonValue>;
-  private readonly writers: Writer[];
+  /** Per emitted column: cell → JSON text (conversion, masking and writing in one closure). */
+  private readonly texts: Array<(v: CellValue) => string>;
   private readonly sourcePrefix: string;
   private readonly sourceTable: string;
-  private readonly skip: Set<string>;
+  private readonly skipOp: Record<Op, boolean>;
+  /** `{"schema":<envelope schema>,"payload":` when schemas are enabled, else `` (payload only). */
+  private readonly valueOpen: string;
+  private readonly valueClose: string;
+  private readonly tombstones: boolean;
+  private readonly transactions: boolean;
+  private source: SourceCache | null = null;
   /** Row positions of the emitted JSON columns (the only ones a partial JSON update needs resolving for). */
   private readonly jsonPositions: number[];
 
@@ -182,8 +216,7 @@ export class TableEventBuilder {
     const fields: ConnectField[] = [];
     this.positions = [];
     this.prefixes = [];
-    this.converters = [];
-    this.writers = [];
+    this.texts = [];
     this.jsonPositions = [];
     for (const col of table.columns) {
       const fqn = `${this.tableId}.${col.name}`;
@@ -191,18 +224,20 @@ export class TableEventBuilder {
       const info = columnInfo(col);
       const fc = createFieldConverter(col, opts, info);
       const mapping = columnMapping(fqn, this.tableId, col, info, fc.schema, opts);
-      let convert = fc.convert;
+      let text = fc.text;
       if (mapping) {
         fc.schema.parameters = { ...fc.schema.parameters, ...mapping.parameters };
         const map = mapping.map;
-        if (map) convert = (v) => map(fc.convert(v));
+        if (map) {
+          const { convert, write } = fc;
+          text = (v) => write(map(convert(v)));
+        }
       }
       fields.push({ field: col.name, schema: fc.schema });
-      this.prefixes.push(`${this.positions.length === 0 ? '{' : ','}${JSON.stringify(col.name)}:`);
+      this.prefixes.push(flatten(`${this.positions.length === 0 ? '{' : ','}${JSON.stringify(col.name)}:`));
       this.positions.push(col.position);
       if (info.base === 'json') this.jsonPositions.push(col.position);
-      this.converters.push(convert);
-      this.writers.push(fc.write);
+      this.texts.push(text);
     }
     this.valueSchema = { type: 'struct', fields, optional: true, name: adjust(`${this.topic}.Value`) };
     this.envelopeSchema = {
@@ -224,15 +259,22 @@ export class TableEventBuilder {
     this.envelopeSchemaJson = schemaToJson(this.envelopeSchema);
     this.sourcePrefix = `{"version":${JSON.stringify(opts.sourceVersion)},"connector":${JSON.stringify(opts.connectorName)},"name":${JSON.stringify(opts.topicPrefix)},"ts_ms":`;
     this.sourceTable = `,"db":${JSON.stringify(table.database)},"sequence":null,`;
-    this.skip = new Set(opts.skippedOperations);
+    // Snapshot reads ('r') are never skipped.
+    this.skipOp = { c: false, u: false, d: false, r: false, t: false };
+    for (const op of opts.skippedOperations) if (op in this.skipOp) this.skipOp[op as Op] = true;
+    this.valueOpen = opts.schemasEnable ? flatten(`{"schema":${this.envelopeSchemaJson},"payload":`) : '';
+    this.valueClose = opts.schemasEnable ? '}' : '';
+    this.tombstones = opts.tombstonesOnDelete;
+    this.transactions = opts.provideTransactionMetadata;
   }
 
   /** The value struct (before/after) of a row as JSON text, with filtering, conversion and masking applied. */
   rowJson(row: Row): string {
     const n = this.positions.length;
     if (n === 0) return '{}';
+    const { prefixes, texts, positions } = this;
     let out = '';
-    for (let i = 0; i < n; i++) out += this.prefixes[i] + this.writers[i](this.converters[i](row[this.positions[i]]));
+    for (let i = 0; i < n; i++) out += prefixes[i] + texts[i](row[positions[i]]);
     return `${out}}`;
   }
 
@@ -314,14 +356,44 @@ export class TableEventBuilder {
 
   /** The `source` block as JSON text. */
   sourceJson(s: SourceInfo): string {
+    let c = this.source;
+    if (
+      c === null ||
+      c.tsMs !== s.tsMs ||
+      c.tsUs !== s.tsUs ||
+      c.file !== s.file ||
+      c.gtid !== s.gtid ||
+      c.query !== s.query ||
+      c.thread !== s.thread ||
+      c.serverId !== s.serverId ||
+      c.snapshot !== s.snapshot
+    ) {
+      c = this.sourceParts(s);
+      this.source = c;
+    }
+    return `${c.head}${s.pos},"row":${s.row}${c.tail}`;
+  }
+
+  private sourceParts(s: SourceInfo): SourceCache {
     const us = s.tsUs ?? s.tsMs * 1000;
     const ms = s.tsUs === undefined ? s.tsMs : Math.floor(us / 1000);
-    return (
+    const head =
       `${this.sourcePrefix}${ms},"snapshot":"${s.snapshot ?? 'false'}"${this.sourceTable}"ts_us":${us},"ts_ns":${us}000,` +
       `"table":${JSON.stringify(this.table.name)},"server_id":${s.serverId},"gtid":${optionalString(s.gtid)},` +
-      `"file":${JSON.stringify(s.file)},"pos":${s.pos},"row":${s.row},"thread":${s.thread ?? 'null'},` +
-      `"query":${optionalString(s.query)}}`
-    );
+      `"file":${JSON.stringify(s.file)},"pos":`;
+    const tail = `,"thread":${s.thread ?? 'null'},"query":${optionalString(s.query)}}`;
+    return {
+      tsMs: s.tsMs,
+      tsUs: s.tsUs,
+      snapshot: s.snapshot,
+      serverId: s.serverId,
+      gtid: s.gtid,
+      file: s.file,
+      thread: s.thread,
+      query: s.query,
+      head: flatten(head),
+      tail: flatten(tail),
+    };
   }
 
   private emit(
@@ -334,26 +406,26 @@ export class TableEventBuilder {
     tx: TransactionContext | undefined,
     headers: Record<string, string> | undefined,
   ): void {
-    if (op !== 'r' && this.skip.has(op)) return;
+    if (this.skipOp[op]) return;
     let txJson = 'null';
-    if (tx && this.opts.provideTransactionMetadata) {
+    if (tx && this.transactions) {
       const t = tx.event(this.tableId);
       if (t.begin) out.push(t.begin);
       txJson = transactionBlockJson(t.block);
     }
     // The envelope's ts_ms (when the connector processed the event) is never earlier than source.ts_ms.
     const nowUs = Math.max(this.opts.clockMicros(), source.tsUs ?? source.tsMs * 1000);
-    const payload =
-      `{"before":${before ?? 'null'},"after":${after ?? 'null'},"source":${this.sourceJson(source)},` +
-      `"transaction":${txJson},"op":"${op}","ts_ms":${Math.floor(nowUs / 1000)},"ts_us":${nowUs},"ts_ns":${nowUs}000}`;
-    const schemas = this.opts.schemasEnable;
-    const key = keyPayload === null ? null : schemas ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;
-    const value = flatten(schemas ? withSchema(this.envelopeSchemaJson, payload) : payload);
+    const value = flatten(
+      `${this.valueOpen}{"before":${before ?? 'null'},"after":${after ?? 'null'},"source":${this.sourceJson(source)},` +
+        `"transaction":${txJson}${OP_TEXT[op]}${Math.floor(nowUs / 1000)},"ts_us":${nowUs},"ts_ns":${nowUs}000}${this.valueClose}`,
+    );
+    const key =
+      keyPayload === null ? null : this.opts.schemasEnable ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;
     const record: SinkRecord = { topic: this.topic, key, value, table: this.tableId, sizeBytes: 0 };
     if (headers) record.headers = headers;
     record.sizeBytes = recordSize(key, value, headers);
     out.push(record);
-    if (op === 'd' && this.opts.tombstonesOnDelete) {
+    if (op === 'd' && this.tombstones) {
       // The tombstone copies the delete's key and headers (EventDispatcher: record.newRecord(..., record.headers())).
       const tomb: SinkRecord = { topic: this.topic, key, value: null, table: this.tableId, sizeBytes: 0 };
       if (headers) tomb.headers = headers;

@@ -72,10 +72,7 @@ export function createKeyEncoder(table: TableDef, schemaName: string, opts: Reso
     },
     encode(row) {
       let out = '';
-      for (let i = 0; i < n; i++) {
-        const fc = converters[i];
-        out += prefixes[i] + fc.write(fc.convert(row[positions[i]]));
-      }
+      for (let i = 0; i < n; i++) out += prefixes[i] + converters[i].text(row[positions[i]]);
       return `${out}}`;
     },
   };
