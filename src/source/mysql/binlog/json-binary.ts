@@ -274,6 +274,31 @@ export function quote(s: string): string {
   return `${out}"`;
 }
 
+/**
+ * MySQL's own JSON text (what a SELECT of a native JSON column returns: Json_wrapper::to_string, with ", " and
+ * ": " separators) in this module's output format. Scalars, escapes and member order already agree — both come
+ * from the same server rules — so only whitespace outside strings goes. A snapshot row and a streamed change of
+ * the same value then carry identical text.
+ */
+export function compactJsonText(text: string): string {
+  let out = '';
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // the escaped character cannot end the string
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+      out += text.slice(from, i);
+      from = i + 1;
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
 const DIFF_OPS: JsonDiff['op'][] = ['replace', 'insert', 'remove'];
 
 /** MySQL 8 partial JSON update (binlog_row_value_options=PARTIAL_JSON): a list of diffs on the before-image. */

@@ -10,7 +10,13 @@ import type { ColumnDef, TableDef } from '../schema/model.js';
 import type { Row } from '../values.js';
 import { describeSqlError, SnapshotError, sqlError } from './errors.js';
 import { quoteId, quoteTable } from './sql.js';
-import { type RawValue, type TextConverter, textConverterFor } from './text-values.js';
+import {
+  MYSQL_TYPE_JSON,
+  nativeJsonConverter,
+  type RawValue,
+  type TextConverter,
+  textConverterFor,
+} from './text-values.js';
 
 /** Columns whose text-protocol value must stay bytes (decoding them as text would be lossy). */
 const BYTE_TYPES = new Set([
@@ -95,13 +101,14 @@ export async function scanTable(
   // Result column i → (table column position, converter); built from the result's field list.
   let targets: Array<{ pos: number; conv: TextConverter } | null> = [];
   let missing: ColumnDef[] = [];
-  stream.on('fields', (fields: Array<{ name: string }>) => {
+  stream.on('fields', (fields: Array<{ name: string; columnType?: number }>) => {
     const seen = new Set<string>();
     targets = fields.map((f) => {
       const col = byName.get(f.name.toLowerCase());
       if (!col) return null;
       seen.add(col.name);
-      return { pos: col.position, conv: textConverterFor(col) };
+      const conv = f.columnType === MYSQL_TYPE_JSON ? nativeJsonConverter : textConverterFor(col);
+      return { pos: col.position, conv };
     });
     missing = table.columns.filter((c) => !seen.has(c.name));
   });

@@ -4,6 +4,7 @@
  * is chosen per column up front; the session runs with time_zone='+00:00' so TIMESTAMP text is UTC.
  */
 
+import { compactJsonText } from '../binlog/json-binary.js';
 import type { ColumnDef } from '../schema/model.js';
 import { type CellValue, MysqlDate, MysqlDateTime, MysqlJson, MysqlTime, MysqlTimestamp } from '../values.js';
 
@@ -12,6 +13,17 @@ export type RawValue = string | Buffer | null;
 export type TextConverter = (raw: RawValue) => CellValue;
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Result-set column type of MySQL's native JSON (MariaDB's JSON is LONGTEXT and arrives as a blob/text type). */
+export const MYSQL_TYPE_JSON = 245;
+
+/**
+ * A native MySQL JSON column: the server's text is re-spaced like the binlog decoder's output (json-binary.ts),
+ * so a row's snapshot and streamed events serialise it identically. MariaDB's JSON text stays verbatim: its binlog
+ * carries the stored text itself.
+ */
+export const nativeJsonConverter: TextConverter = (v) =>
+  v === null ? null : new MysqlJson(compactJsonText(String(v)));
 
 export function textConverterFor(col: ColumnDef): TextConverter {
   const t = col.dataType.toLowerCase();
