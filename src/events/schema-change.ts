@@ -28,6 +28,8 @@ export interface SchemaChangeInput {
   source: SourceInfo;
   /** Event time; defaults to source.tsMs (Debezium uses the event's timestamp). */
   tsMs?: number;
+  /** source.table names; defaults to the tables of `tableChanges`. */
+  sourceTables?: string[];
 }
 
 /** `"db"."table"` (TableId.toDoubleQuotedString). */
@@ -158,7 +160,8 @@ export class SchemaChangeEventBuilder {
   }
 
   build(input: SchemaChangeInput): SinkRecord {
-    const tables = input.tableChanges.map((c) => c.table?.name ?? c.name).filter((n): n is string => !!n);
+    const tables =
+      input.sourceTables ?? input.tableChanges.map((c) => c.table?.name ?? c.name).filter((n): n is string => !!n);
     const source = renderSource(
       this.opts,
       input.databaseName,

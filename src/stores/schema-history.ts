@@ -16,7 +16,13 @@ export interface SchemaHistoryEntry {
   databaseName: string;
   ddl: string;
   /** Tables created/altered by the DDL with their full resulting definition; dropped ones listed by id. */
-  tableChanges: Array<{ type: 'CREATE' | 'ALTER' | 'DROP'; id: string; table: TableDef | null }>;
+  tableChanges: Array<{
+    type: 'CREATE' | 'ALTER' | 'DROP';
+    id: string;
+    table: TableDef | null;
+    /** A renamed table's id before the statement (an ALTER under its new id). */
+    previousId?: string;
+  }>;
 }
 
 export interface SchemaHistory {

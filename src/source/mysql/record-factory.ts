@@ -64,8 +64,9 @@ export function createRecordFactory(config: CdcConfig, options: EventOptions): R
       }
       return b;
     },
-    schemaChange(entry: SchemaHistoryEntry, source: SourceInfo) {
+    schemaChange(entry: SchemaHistoryEntry, source: SourceInfo, sourceTables?: string[]) {
       return schemaChanges.build({
+        ...(sourceTables ? { sourceTables } : {}),
         databaseName: entry.databaseName,
         ddl: entry.ddl,
         source,

@@ -175,7 +175,11 @@ describe('SchemaTracker: ALTER / RENAME / DROP sequences', () => {
     assert.deepEqual(cols(t, 'b'), ['x']);
     assert.deepEqual(
       r.tableChanges.map((c) => `${c.type} ${c.id}`),
-      ['DROP app.a', 'CREATE app.tmp', 'DROP app.b', 'CREATE app.a', 'DROP app.tmp', 'CREATE app.b'],
+      ['ALTER app.tmp', 'ALTER app.a', 'ALTER app.b'],
+    );
+    assert.deepEqual(
+      r.tableChanges.map((c) => c.previousId),
+      ['app.a', 'app.b', 'app.tmp'],
     );
     t.apply('ALTER TABLE a RENAME TO other.moved', at);
     assert.equal(t.getTable('app', 'a'), undefined);
@@ -327,7 +331,12 @@ describe('SchemaTracker: names, policies, persistence', () => {
         ts_ms: 0,
         databaseName: 'app',
         ddl: s,
-        tableChanges: r.tableChanges.map(({ type, id, table }) => ({ type, id, table })),
+        tableChanges: r.tableChanges.map(({ type, id, table, previousId }) => ({
+          type,
+          id,
+          table,
+          ...(previousId ? { previousId } : {}),
+        })),
       });
     });
     const rebuilt = SchemaTracker.fromHistory(entries.reverse());

@@ -106,7 +106,12 @@ export type DdlStatement =
     }
   | { kind: 'ALTER_TABLE'; table: QualifiedName; specs: AlterSpec[] }
   | { kind: 'DROP_TABLE'; tables: QualifiedName[]; temporary: boolean; ifExists: boolean }
-  | { kind: 'RENAME_TABLE'; pairs: Array<{ from: QualifiedName; to: QualifiedName }> }
+  | {
+      kind: 'RENAME_TABLE';
+      /** `span`: offsets of the `a TO b` clause in the statement text; `start`: offset of RENAME. */
+      pairs: Array<{ from: QualifiedName; to: QualifiedName; span?: [number, number] }>;
+      start?: number;
+    }
   | { kind: 'TRUNCATE_TABLE'; table: QualifiedName }
   | { kind: 'CREATE_INDEX'; table: QualifiedName; key: KeySpec }
   | { kind: 'DROP_INDEX'; table: QualifiedName; name: string }

@@ -125,9 +125,36 @@ const CURRENT_TS_FUNCS = new Set(['CURRENT_TIMESTAMP', 'NOW', 'LOCALTIME', 'LOCA
 
 export function parseDdl(sql: string, options: TokenizeOptions = {}): DdlStatement {
   const tokens = tokenize(sql, options);
+  const body = setStatementEnd(tokens);
+  if (body > 0) tokens.splice(0, body);
   while (tokens.length > 0 && tokens[tokens.length - 1].text === ';' && tokens[tokens.length - 1].kind === 'op')
     tokens.pop();
   return new Parser(tokens, sql.length).statement();
+}
+
+/**
+ * MariaDB's `SET STATEMENT var=value[, ...] FOR <statement>` runs the statement with session variables changed:
+ * the index of the statement's first token, or 0 without the prefix.
+ */
+function setStatementEnd(tokens: Token[]): number {
+  const [set, statement] = tokens;
+  if (set?.kind !== 'word' || set.upper !== 'SET' || statement?.kind !== 'word' || statement.upper !== 'STATEMENT')
+    return 0;
+  let depth = 0;
+  for (let i = 2; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t.kind === 'op' && t.text === '(') depth++;
+    else if (t.kind === 'op' && t.text === ')') depth--;
+    else if (depth === 0 && t.kind === 'word' && t.upper === 'FOR') return i + 1;
+  }
+  return 0;
+}
+
+/** The statement without a leading `SET STATEMENT ... FOR` (the text Debezium reports as the DDL). */
+export function withoutSetStatement(sql: string, options: TokenizeOptions = {}): string {
+  const tokens = tokenize(sql, options);
+  const body = setStatementEnd(tokens);
+  return body > 0 && body < tokens.length ? sql.slice(tokens[body].pos) : sql;
 }
 
 /** Key part placeholder for a MariaDB application-time period (`p WITHOUT OVERLAPS`), resolved in CREATE TABLE. */
@@ -1197,17 +1224,20 @@ class Parser {
       this.skipToEnd();
       return { kind: 'IGNORED', what: 'RENAME USER' };
     }
+    const start = this.t[this.i - 1].pos;
     if (!this.acceptWord('TABLE')) this.expectWord('TABLES');
     this.ifExists();
-    const pairs: Array<{ from: QualifiedName; to: QualifiedName }> = [];
+    const pairs: Array<{ from: QualifiedName; to: QualifiedName; span: [number, number] }> = [];
     do {
+      const clauseStart = this.peek()?.pos ?? this.end;
       const from = this.qualifiedName();
       if (this.acceptWord('WAIT')) this.next();
       else this.acceptWord('NOWAIT');
       this.expectWord('TO');
-      pairs.push({ from, to: this.qualifiedName() });
+      const to = this.qualifiedName();
+      pairs.push({ from, to, span: [clauseStart, this.peek()?.pos ?? this.end] });
     } while (this.acceptOp(','));
-    return { kind: 'RENAME_TABLE', pairs };
+    return { kind: 'RENAME_TABLE', pairs, start };
   }
 }
 

@@ -23,7 +23,7 @@ import type {
   QualifiedName,
   TableOptionsSpec,
 } from './ddl-ast.js';
-import { DdlSyntaxError, parseDdl } from './ddl-parser.js';
+import { DdlSyntaxError, parseDdl, withoutSetStatement } from './ddl-parser.js';
 import { type DdlPosition, formatPosition, truncateStatement, UnparseableDdlError } from './errors.js';
 import { type FallbackStatement, parseWithNodeSqlParser } from './fallback-parser.js';
 import type { ColumnDef, DatabaseDef, TableDef } from './model.js';
@@ -59,7 +59,7 @@ export interface TableChange {
   id: string;
   /** Full resulting definition (a copy); null for DROP. */
   table: TableDef | null;
-  /** For the CREATE half of a rename: the id the table had before. */
+  /** For a rename (an ALTER under the new id): the id the table had before. */
   previousId?: string;
 }
 
@@ -81,6 +81,14 @@ export interface AppliedDdl {
   skipped: boolean;
   /** Why tables were reloaded or statements had no effect, for logs. */
   warnings: string[];
+  /** The statement as Debezium reports it: without a MariaDB `SET STATEMENT ... FOR` prefix. */
+  ddl?: string;
+  /** The database a statement without table changes is about (CREATE/ALTER/DROP DATABASE); else the default. */
+  database?: string | null;
+  /** RENAME TABLE: one schema change per renamed table, each with its own clause as DDL text (new id → text). */
+  renames?: Array<{ id: string; ddl: string }>;
+  /** DROP DATABASE: Debezium's schema change lists no table changes. */
+  dropsDatabase?: boolean;
 }
 
 export interface ApplyContext {
@@ -204,6 +212,10 @@ export class SchemaTracker {
         // Not database DDL we need; table definitions come from tableChanges below.
       }
       for (const change of entry.tableChanges) {
+        if (change.previousId) {
+          const dot = change.previousId.indexOf('.');
+          tracker.removeTable(change.previousId.slice(0, dot), change.previousId.slice(dot + 1));
+        }
         if (change.type === 'DROP') {
           const dot = change.id.indexOf('.');
           tracker.removeTable(change.id.slice(0, dot), change.id.slice(dot + 1));
@@ -230,13 +242,15 @@ export class SchemaTracker {
 
   apply(ddl: string, context: ApplyContext = {}): AppliedDdl {
     const defaultDb = context.defaultDatabase ? context.defaultDatabase : null;
+    const tokenOptions = { ansiQuotes: context.ansiQuotes ?? this.opts.ansiQuotes };
+    const body = withoutSetStatement(ddl, tokenOptions);
     let stmt: FallbackStatement;
     let parsedBy: AppliedDdl['parsedBy'] = 'structural';
     try {
-      stmt = parseDdl(ddl, { ansiQuotes: context.ansiQuotes ?? this.opts.ansiQuotes });
+      stmt = parseDdl(ddl, tokenOptions);
     } catch (err) {
       if (!(err instanceof DdlSyntaxError)) throw err;
-      const fallback = this.opts.useFallbackParser ? parseWithNodeSqlParser(ddl) : null;
+      const fallback = this.opts.useFallbackParser ? parseWithNodeSqlParser(body) : null;
       if (!fallback) return this.unparseable(ddl, context.position, err);
       this.opts.logger.warn('DDL parsed by node-sql-parser only; affected tables will be re-read', {
         position: formatPosition(context.position),
@@ -246,7 +260,32 @@ export class SchemaTracker {
       stmt = fallback;
       parsedBy = 'node-sql-parser';
     }
-    return this.applyStatement(stmt, defaultDb, emptyResult(parsedBy));
+    const r = this.applyStatement(stmt, defaultDb, emptyResult(parsedBy));
+    r.ddl = body;
+    r.database = defaultDb;
+    if (stmt.kind === 'CREATE_DATABASE' || stmt.kind === 'DROP_DATABASE') r.database = this.stored(stmt.name);
+    if (stmt.kind === 'ALTER_DATABASE' && stmt.name) r.database = this.stored(stmt.name);
+    if (stmt.kind === 'DROP_DATABASE') r.dropsDatabase = true;
+    if (stmt.kind === 'RENAME_TABLE') r.renames = this.renameTexts(stmt.pairs, stmt.start, ddl, defaultDb);
+    return r;
+  }
+
+  /** Debezium reports each `a TO b` of a RENAME TABLE as its own statement: `RENAME TABLE a TO b`. */
+  private renameTexts(
+    pairs: Array<{ to: QualifiedName; span?: [number, number] }>,
+    start: number | undefined,
+    ddl: string,
+    defaultDb: string | null,
+  ): Array<{ id: string; ddl: string }> {
+    const first = pairs[0]?.span;
+    if (start === undefined || !first) return [];
+    const prefix = ddl.slice(start, first[0]);
+    return pairs.flatMap((p) => {
+      const to = this.resolve(p.to, defaultDb);
+      return to && p.span
+        ? [{ id: tableId(to.db, to.name), ddl: prefix + ddl.slice(p.span[0], p.span[1]).trimEnd() }]
+        : [];
+    });
   }
 
   private unparseable(ddl: string, position: DdlPosition | undefined, err: DdlSyntaxError): AppliedDdl {
@@ -473,11 +512,11 @@ export class SchemaTracker {
       return;
     }
     const t = this.getTable(a.db, a.name);
-    if (t) {
-      this.removeTable(a.db, a.name);
-      r.tableChanges.push({ type: 'DROP', id: tableId(t.database, t.name), table: null });
+    if (t) this.removeTable(a.db, a.name);
+    if (!this.accepts(b.db, b.name)) {
+      if (t) r.tableChanges.push({ type: 'DROP', id: tableId(t.database, t.name), table: null });
+      return;
     }
-    if (!this.accepts(b.db, b.name)) return;
     if (!t) {
       r.needsReload.push(tableId(b.db, b.name));
       r.warnings.push(`RENAME TABLE of unknown table ${tableId(a.db, a.name)}`);
@@ -485,8 +524,9 @@ export class SchemaTracker {
     }
     const moved = { ...t, database: b.db, name: b.name };
     this.putTable(moved);
+    // Debezium: one ALTER under the new id (previousId names the old one), not a DROP and a CREATE.
     r.tableChanges.push({
-      type: 'CREATE',
+      type: 'ALTER',
       id: tableId(b.db, b.name),
       table: structuredClone(moved),
       previousId: tableId(t.database, t.name),
@@ -535,13 +575,15 @@ export class SchemaTracker {
       this.key(renameTo.db) + this.key(renameTo.name) !== this.key(current.database) + this.key(current.name)
     ) {
       this.removeTable(current.database, current.name);
-      r.tableChanges.push({ type: 'DROP', id: oldId, table: null });
-      if (!this.accepts(renameTo.db, renameTo.name)) return r;
+      if (!this.accepts(renameTo.db, renameTo.name)) {
+        r.tableChanges.push({ type: 'DROP', id: oldId, table: null });
+        return r;
+      }
       table.database = renameTo.db;
       table.name = renameTo.name;
       this.putTable(table);
       r.tableChanges.push({
-        type: 'CREATE',
+        type: 'ALTER',
         id: tableId(table.database, table.name),
         table: structuredClone(table),
         previousId: oldId,

@@ -11,6 +11,7 @@ import type { SinkRecord } from '../../../sinks/sink.js';
 import type { SourceOffset } from '../../../stores/offset-store.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../../../stores/schema-history.js';
 import type { BinlogEvent, QueryEvent, RowsEvent, TableMapEvent } from '../binlog/events.js';
+import { schemaChangeEvents } from '../schema/change-events.js';
 import type { TableDef } from '../schema/model.js';
 import type { Row } from '../values.js';
 import type { RecordFactory, SchemaPort, SourceInfo } from './ports.js';
@@ -193,7 +194,10 @@ export class BinlogStreamer {
     if (applied.needsReload?.length && this.options.schema.reload) {
       applied.tableChanges.push(...(await this.options.schema.reload(applied.needsReload)));
     }
-    if (!applied.ignored) {
+    if (applied.truncated?.length) {
+      // Debezium: a keyless op 't' event on the table's topic (unless skipped.operations has t); no schema change.
+      await this.onTruncate(applied.truncated, emit);
+    } else if (!applied.ignored) {
       const entry: SchemaHistoryEntry = {
         seq: ++this.historySeq,
         position: { file: t.file, pos: t.eventPos, gtids: t.gtidSet },
@@ -206,14 +210,35 @@ export class BinlogStreamer {
       const replayed = upTo && (t.file < upTo.file || (t.file === upTo.file && t.eventPos <= upTo.pos));
       if (replayed) this.historySeq--;
       else await this.options.history.record(entry);
-      if (this.options.includeSchemaChanges && this.touchesCapturedTables(entry)) {
-        const record = this.options.records.schemaChange(entry, this.sourceInfo(0));
-        if (record) await emit({ record, offset: null });
+      if (this.options.includeSchemaChanges) {
+        for (const change of schemaChangeEvents(applied, applied.tableChanges, sql, event.database)) {
+          const one = {
+            ...entry,
+            databaseName: change.databaseName,
+            ddl: change.ddl,
+            tableChanges: change.tableChanges,
+          };
+          if (!this.touchesCapturedTables(one)) continue;
+          const record = this.options.records.schemaChange(one, this.sourceInfo(0), change.tables);
+          if (record) await emit({ record, offset: null });
+        }
       }
     }
     // A DDL commits implicitly (and MariaDB logs it as a standalone GTID group).
     const offset = t.commit();
     await emit({ record: null, offset });
+  }
+
+  private async onTruncate(ids: string[], emit: (item: QueueItem) => Promise<void>): Promise<void> {
+    if (this.options.skippedOperations.has('t')) return;
+    for (const id of ids) {
+      const dot = id.indexOf('.');
+      const def = this.options.schema.getTable(id.slice(0, dot), id.slice(dot + 1));
+      if (!def || !this.options.tableFilter(def.database, def.name)) continue;
+      const source = { ...this.sourceInfo(0), query: null };
+      for (const record of this.options.records.forTable(def).truncate?.(source) ?? [])
+        await emit({ record, offset: null });
+    }
   }
 
   private touchesCapturedTables(entry: SchemaHistoryEntry): boolean {

@@ -7,6 +7,7 @@ import type { SourceInfo } from '../../../events/envelope.js';
 import type { TransactionContext } from '../../../events/transaction.js';
 import type { SinkRecord } from '../../../sinks/sink.js';
 import type { SchemaHistoryEntry } from '../../../stores/schema-history.js';
+import type { SchemaChangeHints } from '../schema/change-events.js';
 import type { TableDef } from '../schema/model.js';
 import type { Row } from '../values.js';
 
@@ -18,18 +19,23 @@ export interface TableRecordBuilder {
   update(before: Row, after: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[];
   delete(before: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[];
   read(row: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[];
+  /** TRUNCATE: op 't', keyless (empty when skipped.operations has t). */
+  truncate?(source: SourceInfo, tx?: TransactionContext): SinkRecord[];
 }
 
 export interface RecordFactory {
   forTable(table: TableDef): TableRecordBuilder;
-  schemaChange(entry: SchemaHistoryEntry, source: SourceInfo): SinkRecord | null;
+  /** `sourceTables`: source.table names when they differ from the entry's table changes. */
+  schemaChange(entry: SchemaHistoryEntry, source: SourceInfo, sourceTables?: string[]): SinkRecord | null;
   heartbeat(tsMs: number): SinkRecord;
   /** Transaction metadata context; null when `provide.transaction.metadata` is off. */
   transactions: TransactionContext | null;
 }
 
-export interface AppliedDdlResult {
+export interface AppliedDdlResult extends SchemaChangeHints {
   tableChanges: SchemaHistoryEntry['tableChanges'];
+  /** Ids of the tables a TRUNCATE emptied (op 't' events, no schema change). */
+  truncated?: string[];
   /** True when the statement is not DDL that changes captured structure (e.g. GRANT, CREATE VIEW). */
   ignored: boolean;
   /** Tables whose definition must be re-read from the server (the DDL alone does not define them). */
