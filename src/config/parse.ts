@@ -4,6 +4,7 @@
  */
 import { getHashes } from 'node:crypto';
 import { accessSync, constants as fsConstants } from 'node:fs';
+import { componentProblems } from './component-checks.js';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { canonicalize } from './normalize.js';
 import { findProperty, INT_MAX, isSecretKey, type PropertyDef } from './properties.js';
@@ -42,6 +43,9 @@ export function checkConfig(
 } {
   const { values, problems, renamed } = canonicalize(raw);
   const config = build(values, problems, [...(options.renamed ?? []), ...renamed]);
+  // Component validators run in the same pass; a property already reported is not reported twice.
+  const reported = new Set(problems.map((p) => p.property));
+  for (const p of componentProblems(config)) if (!reported.has(p.property)) problems.push(p);
   return { config: problems.length === 0 ? config : null, problems };
 }
 

@@ -11,6 +11,7 @@ import type { OffsetStore, SourceOffset } from '../stores/offset-store.js';
 import { ChangeQueue } from './change-queue.js';
 import { Publisher } from './publisher.js';
 import type { QueueItem } from './queue-item.js';
+import type { RetryPolicy } from './retry.js';
 
 /** What a change source gets from the task. */
 export interface SourceContext {
@@ -41,6 +42,8 @@ export interface CaptureTaskOptions {
   maxQueueSize: number;
   maxQueueSizeInBytes: number;
   offsetFlushIntervalMs?: number;
+  /** Delivery retry policy (errors.max.retries ...). @default DEFAULT_RETRY_POLICY */
+  retry?: RetryPolicy;
   onDelivered?: (records: SinkRecord[], offset: SourceOffset | null) => void;
   /** Single-message transforms applied before publishing. */
   transform?: (records: SinkRecord[]) => SinkRecord[];
@@ -102,6 +105,7 @@ export class CaptureTask {
       logger,
       maxBatchSize: this.options.maxBatchSize,
       offsetFlushIntervalMs: this.options.offsetFlushIntervalMs,
+      ...(this.options.retry ? { retry: this.options.retry } : {}),
       onDelivered: this.options.onDelivered,
       transform: this.options.transform,
     });

@@ -20,6 +20,7 @@ import { FileSchemaHistory } from '../stores/file/file-schema-history.js';
 import type { Lease } from '../stores/lease.js';
 import type { OffsetStore } from '../stores/offset-store.js';
 import type { SchemaHistory } from '../stores/schema-history.js';
+import { maxAttempts, type RetryPolicy, retryPolicyFrom } from './retry.js';
 
 export interface Components {
   sink: Sink;
@@ -32,6 +33,8 @@ export interface Components {
 export interface ComponentOverrides {
   /** Client of the Kinesis sink (the sink does not destroy it). */
   kinesisClient?: KinesisClient;
+  /** Wraps the built sink (tests: inject delivery failures in front of a real sink). */
+  wrapSink?: (sink: Sink) => Sink;
 }
 
 /**
@@ -43,6 +46,11 @@ export function leaseSafetyMarginMs(durationMs: number, renewIntervalMs: number)
   let margin = Math.min(10_000, Math.floor(durationMs / 3));
   if (renewIntervalMs >= durationMs - margin) margin = Math.floor((durationMs - renewIntervalMs) / 2);
   return margin;
+}
+
+/** The task's retry policy in the Kinesis sink's terms (it retries failed entries itself). */
+function kinesisRetry(policy: RetryPolicy) {
+  return { baseDelayMs: policy.initialDelayMs, maxDelayMs: policy.maxDelayMs, maxAttempts: maxAttempts(policy) };
 }
 
 function awsClientConfig(region: string | null, endpoint: string | null) {
@@ -116,11 +124,12 @@ export function buildComponents(
         aggregation: s.aggregation,
         oversizeHandling: s.oversizeHandling,
         maxInFlight: s.maxInFlight,
+        retry: kinesisRetry(retryPolicyFrom(config.engine.errors)),
       });
       break;
     case 'kafka':
       sink = new KafkaSink({ settings: parseKafkaSinkConfig(s), logger: logger.child({ component: 'sink' }) });
       break;
   }
-  return { sink, offsetStore, schemaHistory, lease };
+  return { sink: overrides.wrapSink ? overrides.wrapSink(sink) : sink, offsetStore, schemaHistory, lease };
 }

@@ -10,6 +10,7 @@ import type { Lease } from '../stores/lease.js';
 import type { OffsetStore, SourceOffset } from '../stores/offset-store.js';
 import type { ChangeQueue } from './change-queue.js';
 import type { QueueItem } from './queue-item.js';
+import { DEFAULT_RETRY_POLICY, mayRetry, type RetryPolicy, retryDelayMs } from './retry.js';
 
 export interface PublisherOptions {
   queue: ChangeQueue<QueueItem>;
@@ -20,12 +21,12 @@ export interface PublisherOptions {
   maxBatchSize: number;
   /** @default 1000 */
   offsetFlushIntervalMs?: number;
-  /** Retries of a retriable sink failure before the task fails. @default 10 */
-  maxRetries?: number;
-  /** @default 200 */
-  retryDelayInitialMs?: number;
-  /** @default 10000 */
-  retryDelayMaxMs?: number;
+  /**
+   * Retries of a failure the sink marks retriable (errors.max.retries and the retry delays). A sink that retries
+   * per record under the same policy (Kinesis) marks its give-up final, so attempts never multiply.
+   * @default DEFAULT_RETRY_POLICY (unlimited)
+   */
+  retry?: RetryPolicy;
   /** Single-message transforms applied to each batch before it is sent (`transforms=...`). */
   transform?: (records: SinkRecord[]) => SinkRecord[];
   /** Called after each delivered batch (metrics, live views). */
@@ -84,21 +85,28 @@ export class Publisher {
   }
 
   private async sendWithRetry(records: SinkRecord[]): Promise<void> {
-    const max = this.options.maxRetries ?? 10;
-    let delay = this.options.retryDelayInitialMs ?? 200;
-    for (let attempt = 0; ; attempt++) {
+    const { sink, logger } = this.options;
+    const policy = this.options.retry ?? DEFAULT_RETRY_POLICY;
+    let firstFailureAt = 0;
+    for (let retries = 0; ; retries++) {
       try {
-        await this.options.sink.send(records);
+        await sink.send(records);
+        if (retries > 0) logger.info('sink send succeeded after retries', { retries, records: records.length });
         return;
       } catch (err) {
         const retriable = err instanceof SinkError ? err.retriable : false;
-        if (!retriable || attempt >= max) {
+        if (!retriable || !mayRetry(policy, retries)) {
           if (err instanceof SinkError) throw err;
-          throw new SinkError(`sink '${this.options.sink.name}' failed: ${errorMessage(err)}`, { cause: err });
+          throw new SinkError(`sink '${sink.name}' failed: ${errorMessage(err)}`, { cause: err });
         }
-        this.options.logger.warn('sink send failed, retrying', { attempt: attempt + 1, error: errorMessage(err) });
-        await new Promise((r) => setTimeout(r, Math.random() * delay));
-        delay = Math.min(delay * 2, this.options.retryDelayMaxMs ?? 10_000);
+        if (retries === 0) firstFailureAt = Date.now();
+        logger.warn('sink send failed, retrying', {
+          retry: retries + 1,
+          maxRetries: policy.maxRetries,
+          failingForMs: Date.now() - firstFailureAt,
+          error: errorMessage(err),
+        });
+        await new Promise((r) => setTimeout(r, retryDelayMs(policy, retries)));
       }
     }
   }

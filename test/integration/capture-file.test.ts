@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { SinkError } from '../../src/common/errors.js';
+import type { Sink } from '../../src/sinks/sink.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import { captureEnv, changes } from './support/capture.js';
 
@@ -90,4 +92,38 @@ test('DDL written under sql_mode=ANSI_QUOTES is read with "..." as identifiers (
     created.map((v) => [v.op, v.after]),
     [['c', { id: 1, label: 'one' }]],
   );
+});
+
+test('delivery retries follow errors.max.retries: unlimited by default (12 failures survive), 3 means 4 attempts', async () => {
+  const server = db();
+  const name = await server.createDatabase('retry');
+  await server.query(`CREATE TABLE ${name}.t (id INT PRIMARY KEY)`);
+  await server.query(`INSERT INTO ${name}.t VALUES (1),(2)`);
+  // Injected failures: the first `failures` sends are refused as retriable, then the real file sink takes over.
+  const flaky = (failures: number) => {
+    const counter = { attempts: 0 };
+    const wrapSink = (sink: Sink): Sink => ({
+      name: sink.name,
+      start: () => sink.start(),
+      close: () => sink.close(),
+      send: async (records) => {
+        if (++counter.attempts <= failures) throw new SinkError('injected delivery failure', { retriable: true });
+        return sink.send(records);
+      },
+    });
+    return { counter, overrides: { wrapSink } };
+  };
+  const fast = { 'errors.retry.delay.initial.ms': '1', 'errors.retry.delay.max.ms': '2' };
+  const unlimited = flaky(12);
+  const env = captureEnv(server, name, fast, { overrides: unlimited.overrides });
+  assert.deepEqual(
+    changes(await env.runUntilIdle(), 't').map((v) => v.op),
+    ['r', 'r'],
+  );
+  assert.ok(unlimited.counter.attempts >= 13);
+
+  const limited = flaky(100);
+  const env3 = captureEnv(server, name, { ...fast, 'errors.max.retries': '3' }, { overrides: limited.overrides });
+  await assert.rejects(env3.runUntilIdle(), /injected delivery failure/);
+  assert.equal(limited.counter.attempts, 4);
 });

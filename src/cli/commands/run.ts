@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../../common/logger.js';
 import type { CdcConfig } from '../../config/types.js';
 import { CaptureTask } from '../../engine/capture-task.js';
 import { buildComponents, type ComponentOverrides } from '../../engine/components.js';
+import { retryPolicyFrom } from '../../engine/retry.js';
 import { startMetrics } from '../../metrics/index.js';
 import type { SinkRecord } from '../../sinks/sink.js';
 import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
@@ -62,6 +63,7 @@ export function startCapture(
     maxQueueSize: config.engine.maxQueueSize,
     maxQueueSizeInBytes: config.engine.maxQueueSizeInBytes,
     offsetFlushIntervalMs: config.offsets.flushIntervalMs,
+    retry: retryPolicyFrom(config.engine.errors),
     ...(opts.onDelivered ? { onDelivered: opts.onDelivered } : {}),
     ...(chain.steps.length > 0 ? { transform: (records: SinkRecord[]) => applyTransforms(chain, records) } : {}),
   });

@@ -6,6 +6,7 @@ import { startCapture } from '../../../src/cli/commands/run.js';
 import { createLogger, silentLogger } from '../../../src/common/logger.js';
 import { parseConfig } from '../../../src/config/index.js';
 import type { CdcConfig } from '../../../src/config/types.js';
+import type { ComponentOverrides } from '../../../src/engine/components.js';
 import type { MariaDbServer } from '../../harness/mariadb.js';
 
 export interface SinkLine {
@@ -25,7 +26,12 @@ export interface CaptureEnv {
   lines(): SinkLine[];
 }
 
-export function captureEnv(db: MariaDbServer, database: string, extra: Record<string, string> = {}): CaptureEnv {
+export function captureEnv(
+  db: MariaDbServer,
+  database: string,
+  extra: Record<string, string> = {},
+  start: { overrides?: ComponentOverrides } = {},
+): CaptureEnv {
   const dir = mkdtempSync(join(tmpdir(), 'cdc-it-'));
   const out = join(dir, 'events.ndjson');
   const props: Record<string, string> = {
@@ -67,7 +73,7 @@ export function captureEnv(db: MariaDbServer, database: string, extra: Record<st
     lines,
     async runUntilIdle(idleMs = 400) {
       const logger = process.env.CDC_TEST_DEBUG ? createLogger({ level: 'debug' }) : silentLogger;
-      const handle = startCapture(config, logger, { untilIdleMs: idleMs });
+      const handle = startCapture(config, logger, { untilIdleMs: idleMs, ...start });
       await handle.done;
       return lines();
     },

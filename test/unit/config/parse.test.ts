@@ -137,7 +137,7 @@ describe('values and aliases', () => {
       'snapshot.select.statement.overrides.shop.orders': 'SELECT * FROM shop.orders WHERE deleted = 0',
       transforms: 'unwrap',
       'transforms.unwrap.type': 'io.debezium.transforms.ExtractNewRecordState',
-      'transforms.unwrap.drop.tombstones': 'false',
+      'transforms.unwrap.delete.tombstone.handling.mode': 'tombstone',
     });
     assert.equal(c.database.serverId, 184054);
     assert.equal(c.database.serverIdSource, 'configured');
@@ -158,7 +158,11 @@ describe('values and aliases', () => {
     assert.equal(c.columns.truncateToChars[0].length, 16);
     assert.equal(c.snapshot.selectStatementOverrides.get('shop.orders'), 'SELECT * FROM shop.orders WHERE deleted = 0');
     assert.deepEqual(JSON.parse(JSON.stringify(c.transforms)), [
-      { name: 'unwrap', type: 'io.debezium.transforms.ExtractNewRecordState', options: { 'drop.tombstones': 'false' } },
+      {
+        name: 'unwrap',
+        type: 'io.debezium.transforms.ExtractNewRecordState',
+        options: { 'delete.tombstone.handling.mode': 'tombstone' },
+      },
     ]);
   });
 
@@ -198,7 +202,9 @@ describe('values and aliases', () => {
       ...MIN,
       'sink.type': 'kafka',
       'sink.kafka.bootstrap.servers': 'b1:9092, b2:9092',
+      'sink.kafka.security.protocol': 'SASL_SSL',
       'sink.kafka.sasl.mechanism': 'PLAIN',
+      'sink.kafka.sasl.username': 'u',
       'sink.kafka.sasl.password': PASSWORD,
     }).sink;
     assert.equal(kafka.type, 'kafka');
@@ -402,9 +408,12 @@ describe('secrets are never printed', () => {
     parseConfig({
       ...MIN,
       'database.password': PASSWORD,
-      transforms: 't',
-      'transforms.t.type': 'X',
-      'transforms.t.api.token': PASSWORD,
+      'sink.type': 'kafka',
+      'sink.kafka.bootstrap.servers': 'b:9092',
+      'sink.kafka.security.protocol': 'SASL_SSL',
+      'sink.kafka.sasl.mechanism': 'PLAIN',
+      'sink.kafka.sasl.username': 'u',
+      'sink.kafka.sasl.password': PASSWORD,
     });
 
   it('not in JSON, inspect, String, redactConfig or raw', () => {

@@ -9,6 +9,9 @@ import {
   type PutRecordsResultEntry,
 } from '@aws-sdk/client-kinesis';
 import { SinkError } from '../../../src/common/errors.js';
+import { silentLogger } from '../../../src/common/logger.js';
+import { CaptureTask } from '../../../src/engine/capture-task.js';
+import { maxAttempts } from '../../../src/engine/retry.js';
 import { backoffDelay, isRetriableRequestError } from '../../../src/sinks/kinesis/backoff.js';
 import { KinesisSink } from '../../../src/sinks/kinesis/kinesis-sink.js';
 import { deaggregate, partitionKeyHash } from '../../../src/sinks/kinesis/kpl-aggregation.js';
@@ -250,7 +253,7 @@ describe('KinesisSink with a fake client', () => {
     await assert.rejects(fixed.start(), /does not exist/);
   });
 
-  test('gives up after maxAttempts with a retriable SinkError', async () => {
+  test('gives up after maxAttempts with a final SinkError naming errors.max.retries', async () => {
     const fake = new FakeKinesis();
     fake.failEntry = () => ({ ErrorCode: 'ProvisionedThroughputExceededException', ErrorMessage: 'slow down' });
     const sink = new KinesisSink({
@@ -258,7 +261,34 @@ describe('KinesisSink with a fake client', () => {
       streamName: 's',
       retry: { maxAttempts: 3, baseDelayMs: 1 },
     });
-    await assert.rejects(sink.send([rec(1, 1)]), (err: Error) => err instanceof SinkError && err.retriable === true);
+    // Final: the retry policy was applied here, so the Publisher must not retry the batch on top of it.
+    await assert.rejects(
+      sink.send([rec(1, 1)]),
+      (err: Error) => err instanceof SinkError && err.retriable === false && /errors\.max\.retries/.test(err.message),
+    );
+    assert.equal(fake.calls, 3);
+  });
+
+  test('one retry layer: with errors.max.retries=2 the task makes 3 PutRecords attempts, not 3 x publisher retries', async () => {
+    const fake = new FakeKinesis();
+    fake.failEntry = () => ({ ErrorCode: 'InternalFailure', ErrorMessage: 'boom' });
+    const policy = { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 2 };
+    const sink = new KinesisSink({
+      client: fake.asClient(),
+      streamName: 's',
+      retry: { maxAttempts: maxAttempts(policy), baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    const task = new CaptureTask({
+      source: { run: async (ctx) => ctx.emit({ record: rec(1, 1), offset: { file: 'b.1', pos: 4 } }) },
+      sink,
+      offsetStore: { load: async () => null, commit: async () => {}, probe: async () => {}, close: async () => {} },
+      logger: silentLogger,
+      maxBatchSize: 10,
+      maxQueueSize: 10,
+      maxQueueSizeInBytes: 1 << 20,
+      retry: policy,
+    });
+    await assert.rejects(task.run(), /after 3 attempts/);
     assert.equal(fake.calls, 3);
   });
 
