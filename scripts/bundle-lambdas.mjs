@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundle each Lambda handler (lambdas/*.ts) into <outdir>/<name>/index.mjs with esbuild: ESM, Node 20, one file
+// Bundle each Lambda handler (lambdas/*.ts) into <outdir>/<name>/index.mjs with esbuild: ESM, Node 22+, one file
 // per function (the AWS SDK is bundled too, so the code does not depend on the runtime's SDK version).
 //   node scripts/bundle-lambdas.mjs [--outdir dist/lambdas] [--minify] [name...]
 import { readdirSync } from 'node:fs';
@@ -26,7 +26,7 @@ export async function bundleLambdas({ outdir = join(root, 'dist/lambdas'), minif
       outfile,
       bundle: true,
       platform: 'node',
-      target: 'node20',
+      target: 'node22',
       format: 'esm',
       minify,
       sourcemap: 'linked',

@@ -1,9 +1,13 @@
 /**
- * No Docker engine here, so the Dockerfile is checked structurally: multi-stage on Node 20, every COPY source
- * exists and is not excluded by .dockerignore, the runtime stage drops root, and it starts `node bin/cdc.js run`.
+ * No Docker engine here, so the Dockerfile is checked structurally: multi-stage on Node 22+, every COPY source
+ * exists and is not excluded by .dockerignore, a build stage compiles dist/ and the runtime ships it without
+ * sources, the runtime stage drops root, and it starts `node bin/cdc.js run`. bin/cdc.js's choice between dist/
+ * and the sources is run against a stand-in tree.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
@@ -34,9 +38,12 @@ for (const i of instrs) {
   stages.at(-1)?.push(i);
 }
 
-test('multi-stage build on Node 20 images', () => {
+test('multi-stage build on Node 22+ images', () => {
   assert.ok(stages.length >= 2, 'at least a dependency stage and a runtime stage');
-  for (const s of stages) assert.match(s[0].args, /node:20[-.\w]*\b/, `FROM ${s[0].args}`);
+  for (const s of stages) {
+    const major = /node:(\d+)[-.\w]*\b/.exec(s[0].args);
+    assert.ok(major && Number(major[1]) >= 22, `FROM ${s[0].args}`);
+  }
   const names = stages.map((s) => s[0].args.split(/\s+AS\s+/i)[1]).filter(Boolean);
   for (const s of stages)
     for (const i of s.filter((x) => x.op === 'COPY' && x.args.includes('--from=')))
@@ -51,12 +58,17 @@ test('multi-stage build on Node 20 images', () => {
 test('every COPY source from the build context exists and is not ignored', () => {
   const copies = instrs.filter((i) => (i.op === 'COPY' || i.op === 'ADD') && !i.args.includes('--from='));
   assert.ok(copies.length >= 3);
+  const matches = (pat: string, p: string) => {
+    const bare = pat.replace(/^\*\*\//, '').replace(/\/$/, '');
+    if (bare.includes('*')) return new RegExp(`^${bare.replace(/\./g, '\\.').replace(/\*/g, '.*')}$`).test(p);
+    return p === bare || p.startsWith(`${bare}/`);
+  };
+  // Docker's rule: the last matching pattern wins, and `!pattern` re-includes.
   const ignored = (p: string) =>
-    ignore.some((pat) => {
-      const bare = pat.replace(/^\*\*\//, '').replace(/\/$/, '');
-      if (bare.includes('*')) return new RegExp(`^${bare.replace(/\./g, '\\.').replace(/\*/g, '.*')}$`).test(p);
-      return p === bare || p.startsWith(`${bare}/`);
-    });
+    ignore.reduce(
+      (out, pat) => (pat.startsWith('!') ? (matches(pat.slice(1), p) ? false : out) : matches(pat, p) || out),
+      false,
+    );
   for (const c of copies) {
     const parts = c.args.split(/\s+/).filter((a) => !a.startsWith('--'));
     const sources = parts.slice(0, -1);
@@ -73,6 +85,60 @@ test('every COPY source from the build context exists and is not ignored', () =>
     );
 });
 
+test('a build stage compiles dist/ and the runtime ships it, not the TypeScript sources', () => {
+  const build = stages.find((s) => s.some((i) => i.op === 'RUN' && /npm run build\b/.test(i.args)));
+  assert.ok(build, 'a stage runs npm run build');
+  const buildName = build[0].args.split(/\s+AS\s+/i)[1];
+  const runtime = stages.at(-1)!;
+  const copies = runtime.filter((i) => i.op === 'COPY').map((i) => i.args);
+  assert.ok(
+    copies.some((c) => c.includes(`--from=${buildName}`) && /\/app\/dist\s+\.\/dist$/.test(c)),
+    'runtime copies dist/ from the build stage',
+  );
+  assert.ok(!copies.some((c) => /(^|\s)src(\s|$)/.test(c)), 'no sources in the runtime image');
+  assert.ok(!/--enable-source-maps/.test(text), 'tsc emits no source maps for the runtime to look up');
+  const build_ = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+  assert.deepEqual(build_.include, ['src']);
+});
+
+test('bin/cdc.js runs dist/ when there are no sources (or CDC_COMPILED=1), else the sources through tsx', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cdc-bin-'));
+  try {
+    mkdirSync(join(dir, 'bin'));
+    cpSync(join(root, 'bin', 'cdc.js'), join(dir, 'bin', 'cdc.js'));
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    mkdirSync(join(dir, 'dist', 'src', 'cli'), { recursive: true });
+    writeFileSync(
+      join(dir, 'dist', 'src', 'cli', 'main.js'),
+      'export async function main(a) { console.log("compiled " + a.join(" ")); return 0; }',
+    );
+    const run = (env: Record<string, string> = {}) => {
+      const r = spawnSync(process.execPath, [join(dir, 'bin', 'cdc.js'), 'x', 'y'], {
+        encoding: 'utf8',
+        env: { ...process.env, CDC_COMPILED: '', ...env },
+      });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout.trim();
+    };
+    assert.equal(run(), 'compiled x y');
+    mkdirSync(join(dir, 'src', 'cli'), { recursive: true });
+    writeFileSync(
+      join(dir, 'src', 'cli', 'main.ts'),
+      'export async function main(a: string[]): Promise<number> { console.log("sources " + a.join(" ")); return 0; }',
+    );
+    assert.equal(run(), 'sources x y');
+    assert.equal(run({ CDC_COMPILED: '1' }), 'compiled x y');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('package.json asks for Node 22+ (npm only warns on an older Node unless engine-strict)', () => {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } };
+  assert.equal(pkg.engines.node, '>=22');
+});
+
 test('runtime stage runs as a non-root user and starts the capture', () => {
   const runtime = stages.at(-1)!;
   const users = runtime.filter((i) => i.op === 'USER').map((i) => i.args);
@@ -84,7 +150,7 @@ test('runtime stage runs as a non-root user and starts the capture', () => {
   const cmd = JSON.parse(runtime.find((i) => i.op === 'CMD')!.args) as string[];
   assert.deepEqual([...entry, ...cmd], ['node', 'bin/cdc.js', 'run']);
   assert.ok(existsSync(join(root, 'bin/cdc.js')));
-  // The runtime needs tsx (bin/cdc.js registers it) as a production dependency.
+  // A checkout without dist/ (npx cdc after npm ci) runs through tsx, so it stays a production dependency.
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   assert.ok(pkg.dependencies.tsx, 'tsx is a production dependency');
 });
