@@ -1,5 +1,5 @@
 /**
- * Snapshot throughput: 1,000,000 rows (~600 bytes, several column types; two tables of 500,000) read by
+ * Snapshot throughput: 1,000,000 rows (~600 bytes, several column types; two tables of 500,000; SNAPSHOT_BENCH_ROWS) read by
  * MySqlSource into a no-op sink (records are built, then dropped), in consistent mode and in chunked mode with
  * 1 and 2 threads. Reference, same run and server: `mariadb --quick -e 'SELECT * ...' > /dev/null` (the raw
  * read ceiling of the text protocol). RSS is sampled during each run (its max is the memory figure).
@@ -16,7 +16,8 @@ import { FileSchemaHistory } from '../src/stores/file/file-schema-history.js';
 import { startMariaDb } from '../test/harness/mariadb.js';
 import type { Figure } from './harness.js';
 
-const ROWS_PER_TABLE = 500_000;
+/** Env SNAPSHOT_BENCH_ROWS: rows in all (default 1,000,000), split over the two tables. */
+const ROWS_PER_TABLE = Math.max(1, Math.floor(Number(process.env.SNAPSHOT_BENCH_ROWS ?? 1_000_000) / 2));
 const TABLES = ['t1', 't2'];
 
 async function generate(conn: mysql.Connection, db: string): Promise<void> {
