@@ -13,12 +13,27 @@ export interface FileSinkOptions {
    * @default true
    */
   fsync?: boolean;
+  /** Opens the append handle (tests inject write failures such as ENOSPC). @default fs/promises open */
+  openFile?: (path: string, flags: 'a') => Promise<AppendHandle>;
+}
+
+/** What the sink needs of a file handle. */
+export interface AppendHandle {
+  writeFile(data: string, encoding: 'utf8'): Promise<void>;
+  sync(): Promise<void>;
+  truncate(len: number): Promise<void>;
+  stat(): Promise<{ size: number }>;
+  close(): Promise<void>;
 }
 
 /** `sink.type=file`: appends one JSON line per record (see recordLine) to a file. */
 export class FileSink implements Sink {
   readonly name = 'file';
-  private fh: Awaited<ReturnType<typeof open>> | null = null;
+  private fh: AppendHandle | null = null;
+  /** Bytes of complete lines in the file: where a failed append is cut back to, so a retry starts on a new line. */
+  private size = 0;
+  /** A failed append could not be cut back yet (e.g. the truncate failed too): cut before the next write. */
+  private torn = false;
 
   constructor(private readonly options: FileSinkOptions) {}
 
@@ -26,7 +41,9 @@ export class FileSink implements Sink {
     try {
       await mkdir(dirname(this.options.path), { recursive: true });
       await cutTornTail(this.options.path);
-      this.fh = await open(this.options.path, 'a');
+      this.fh = await (this.options.openFile ?? open)(this.options.path, 'a');
+      this.size = (await this.fh.stat()).size;
+      this.torn = false;
     } catch (err) {
       throw new SinkError(
         `file sink cannot open ${this.options.path} for appending: ${errorMessage(err)}; check the path and permissions`,
@@ -40,10 +57,24 @@ export class FileSink implements Sink {
     if (records.length === 0) return;
     let text = '';
     for (const r of records) text += recordLine(r);
+    const fh = this.fh;
     try {
-      await this.fh.writeFile(text, 'utf8');
-      if (this.options.fsync ?? true) await this.fh.sync();
+      if (this.torn) {
+        await fh.truncate(this.size);
+        this.torn = false;
+      }
+      await fh.writeFile(text, 'utf8');
+      if (this.options.fsync ?? true) await fh.sync();
+      this.size += Buffer.byteLength(text, 'utf8');
     } catch (err) {
+      // A short write (ENOSPC, EIO) leaves part of a line; the retried batch must not be glued onto it.
+      this.torn = true;
+      await fh
+        .truncate(this.size)
+        .then(() => {
+          this.torn = false;
+        })
+        .catch(() => {});
       throw new SinkError(`file sink cannot write to ${this.options.path}: ${errorMessage(err)}`, {
         cause: err,
         retriable: true,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -88,4 +88,52 @@ test('FileSink cuts a torn last line (a killed writer) before appending', async 
     lines.map((l) => (JSON.parse(l) as { topic: string }).topic),
     ['a', 'c'],
   );
+});
+
+test('after a failed append (injected ENOSPC mid-write) the retried batch starts on a clean line boundary', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cdc-file-enospc-'));
+  try {
+    const path = join(dir, 'out.ndjson');
+    // Injected failure: the handle writes half of the text, then reports ENOSPC (a short write on a full disk).
+    // On the second failure the cut-back truncate fails too (EIO), so the sink must cut before its next write.
+    let writes = 0;
+    let truncateFails = false;
+    const openFile = async (p: string, flags: 'a') => {
+      const real = await open(p, flags);
+      return {
+        async writeFile(data: string, encoding: 'utf8') {
+          writes++;
+          if (writes === 2 || writes === 3) {
+            truncateFails = writes === 3;
+            await real.writeFile(data.slice(0, Math.floor(data.length / 2)), encoding);
+            throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          }
+          await real.writeFile(data, encoding);
+        },
+        sync: () => real.sync(),
+        async truncate(len: number) {
+          if (truncateFails) {
+            truncateFails = false;
+            throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+          }
+          await real.truncate(len);
+        },
+        stat: () => real.stat(),
+        close: () => real.close(),
+      };
+    };
+    const sink = new FileSink({ path, openFile });
+    await sink.start();
+    const retriable = (e: unknown) => e instanceof SinkError && e.retriable;
+    await sink.send([records[0]]);
+    // The same batch, as the Publisher retries it: twice refused, then written.
+    await assert.rejects(sink.send([records[1]]), retriable);
+    await assert.rejects(sink.send([records[1]]), retriable);
+    await sink.send([records[1]]);
+    await sink.send([records[2]]);
+    await sink.close();
+    assert.equal(await readFile(path, 'utf8'), records.map(recordLine).join(''));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
