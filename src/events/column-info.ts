@@ -105,8 +105,10 @@ const BLOB_OR_TEXT = new Set([
 const PAREN_ARGS = /^[a-z0-9_ ]+\(([^)]*)\)/i;
 
 export function columnInfo(col: ColumnDef): ColumnInfo {
-  const base = col.dataType.toLowerCase();
-  const typeText = col.columnType.toLowerCase();
+  // Debezium's DDL path types BOOLEAN and MariaDB JSON columns by the name the statement wrote (no length).
+  const declared = col.declaredType?.toLowerCase();
+  const base = declared ?? col.dataType.toLowerCase();
+  const typeText = declared ?? col.columnType.toLowerCase();
   const zerofill = /\bzerofill\b/.test(typeText);
   const unsigned = col.unsigned || zerofill || /\bunsigned\b/.test(typeText);
   const modifiers = zerofill ? ' UNSIGNED ZEROFILL' : unsigned ? ' UNSIGNED' : '';
@@ -117,7 +119,7 @@ export function columnInfo(col: ColumnDef): ColumnInfo {
   if (base === 'enum') length = 1;
   else if (base === 'set') length = Math.max(0, (col.enumValues?.length ?? 0) * 2 - 1);
   else {
-    const m = PAREN_ARGS.exec(col.columnType);
+    const m = PAREN_ARGS.exec(typeText);
     if (m) {
       const [l, s] = m[1].split(',').map((p) => Number.parseInt(p.trim(), 10));
       if (Number.isFinite(l)) length = l;

@@ -46,7 +46,7 @@ export function columnChange(col: ColumnDef): Record<string, unknown> {
     nativeType: null,
     typeName: info.typeName,
     typeExpression: info.typeName,
-    charsetName: col.charset,
+    charsetName: info.base === 'json' ? null : col.charset,
     length: info.length,
     scale: info.scale,
     position: col.position + 1,

@@ -225,3 +225,43 @@ test('schema changes are keyed by the database the statement touches; RENAME is 
   const after = await env.runUntilIdle();
   assert.deepEqual(changes(after, 'd2').at(-1)?.after, { id: 5 });
 });
+
+test('BOOLEAN and JSON columns: Debezium types them boolean and io.debezium.data.Json when created while streaming, by the stored type (tinyint(1), longtext) when snapshotted', async () => {
+  const server = db();
+  const name = await server.createDatabase('bj');
+  await server.query(`CREATE TABLE ${name}.snap (id INT PRIMARY KEY, flag BOOLEAN, doc JSON)`);
+  const env = captureEnv(server, name, { 'value.converter.schemas.enable': 'true' });
+  const first = await env.runUntilIdle();
+  await server.query(`CREATE TABLE ${name}.live (id INT PRIMARY KEY, flag BOOL NOT NULL, doc JSON)`);
+  await server.query(`INSERT INTO ${name}.live VALUES (1, TRUE, '{"a": 1}')`);
+  await server.query(`INSERT INTO ${name}.snap VALUES (1, TRUE, '{"a": 1}')`);
+  const lines = (await env.runUntilIdle()).slice(first.length);
+  const row = (table: string) => {
+    const v = lines.find((l) => l.topic === `it.${name}.${table}`)?.value as {
+      schema: { fields: Array<{ field: string; fields?: Array<{ field: string; type: string; name?: string }> }> };
+      payload: { after: Record<string, unknown> };
+    };
+    const after = v.schema.fields.find((f) => f.field === 'after')?.fields ?? [];
+    const types = Object.fromEntries(after.map((f) => [f.field, f.name ?? f.type]));
+    return { after: v.payload.after, types };
+  };
+  assert.deepEqual(row('live'), {
+    after: { id: 1, flag: true, doc: '{"a": 1}' },
+    types: { id: 'int32', flag: 'boolean', doc: 'io.debezium.data.Json' },
+  });
+  assert.deepEqual(row('snap'), {
+    after: { id: 1, flag: 1, doc: '{"a": 1}' },
+    types: { id: 'int32', flag: 'int8', doc: 'string' },
+  });
+  const created = lines
+    .filter((l) => l.topic === 'it')
+    .flatMap((l) => (l.value as { payload: { tableChanges: Change[] } }).payload.tableChanges)
+    .find((c) => c.id === `"${name}"."live"`)?.table as unknown as { columns: Array<Record<string, unknown>> };
+  assert.deepEqual(
+    created.columns.slice(1).map((c) => [c.name, c.typeName, c.jdbcType, c.length ?? null]),
+    [
+      ['flag', 'BOOL', 16, null],
+      ['doc', 'JSON', 1111, null],
+    ],
+  );
+});

@@ -81,6 +81,8 @@ interface ResolvedType {
   serial?: boolean;
   forcedCharset?: string;
   forcedCollation?: string;
+  /** ColumnDef.declaredType. */
+  declaredType?: 'BOOL' | 'BOOLEAN' | 'JSON';
 }
 
 /** Resolves the column type (aliases, defaults, binary charset) the way the server stores it. */
@@ -110,7 +112,7 @@ export function resolveType(spec: TypeSpec, ctx: ColumnContext): ResolvedType {
     };
   }
   if (name === 'BOOL' || name === 'BOOLEAN') {
-    return { ...plain('tinyint', 'tinyint(1)'), length: 1 };
+    return { ...plain('tinyint', 'tinyint(1)'), length: 1, declaredType: name };
   }
   const intInfo = INT_TYPES[name];
   if (intInfo) {
@@ -202,6 +204,7 @@ export function resolveType(spec: TypeSpec, ctx: ColumnContext): ResolvedType {
         ...textType(3, true),
         forcedCharset: 'utf8mb4',
         forcedCollation: 'utf8mb4_bin',
+        declaredType: 'JSON',
       };
     }
     return plain('json');
@@ -280,6 +283,7 @@ export function buildColumn(spec: ColumnSpec, position: number, ctx: ColumnConte
     invisible: spec.invisible,
     comment: spec.comment === null || spec.comment === '' ? null : spec.comment,
   };
+  if (t.declaredType) col.declaredType = t.declaredType;
   applyDefault(col, spec.default);
   return col;
 }

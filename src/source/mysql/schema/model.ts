@@ -29,6 +29,12 @@ export interface ColumnDef {
   generated: boolean;
   invisible: boolean;
   comment: string | null;
+  /**
+   * The type as a CREATE/ALTER statement wrote it, when Debezium's DDL path types the column by that name rather
+   * than by what the server stores: BOOL/BOOLEAN (stored as tinyint(1)) and MariaDB's JSON (stored as longtext).
+   * Absent for columns read from information_schema, as Debezium's snapshot reads SHOW CREATE TABLE's stored type.
+   */
+  declaredType?: 'BOOL' | 'BOOLEAN' | 'JSON';
 }
 
 export interface TableDef {
