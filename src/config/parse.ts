@@ -2,6 +2,7 @@
  * `parseConfig`: one pass from a raw key/value map to the typed, frozen `CdcConfig`. Every problem is collected
  * (unknown keys, bad values, cross-property rules) and reported together in a single ConfigError.
  */
+
 import { getHashes } from 'node:crypto';
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { componentProblems } from './component-checks.js';
@@ -20,6 +21,7 @@ import type {
   TransformConfig,
 } from './types.js';
 import { compileRegexList, deriveServerId, parseMessageKeyColumns, splitList } from './values.js';
+import { DEFAULT_VTGATE_PORT, isVitessConnectorClass, parseVitessConfig, VITESS_CONNECTOR_CLASS } from './vitess.js';
 
 /** Parse and validate; throws ConfigError listing every problem. */
 export function parseConfig(raw: Readonly<Record<string, string>>): CdcConfig {
@@ -113,11 +115,12 @@ function build(
     );
   const name = r.str('name') ?? topicPrefix;
   const connectorClass = r.str('connector.class');
-  if (connectorClass !== null && !/(MySql|MariaDb)Connector$/i.test(connectorClass))
+  const isVitess = isVitessConnectorClass(connectorClass);
+  if (connectorClass !== null && !isVitess && !/(MySql|MariaDb)Connector$/i.test(connectorClass))
     r.add(
       'connector.class',
-      `'${connectorClass}' is not a MySQL/MariaDB connector.`,
-      'remove connector.class; this tool only captures MySQL and MariaDB.',
+      `'${connectorClass}' is not a MySQL, MariaDB or Vitess connector.`,
+      `remove connector.class (MySQL/MariaDB) or set it to ${VITESS_CONNECTOR_CLASS}.`,
     );
   r.int('tasks.max');
 
@@ -127,7 +130,7 @@ function build(
   if (hostname === '' && secretArn === null)
     r.missing('database.hostname', 'set database.hostname=<host> (or CDC_DATABASE_HOSTNAME), or database.secret.arn.');
   const user = r.str('database.user') ?? '';
-  if (user === '' && secretArn === null)
+  if (user === '' && secretArn === null && !isVitess)
     r.missing('database.user', 'set database.user=<user> (or CDC_DATABASE_USER), or database.secret.arn.');
   const configuredServerId = r.int('database.server.id');
   const sslCert = r.str('database.ssl.cert');
@@ -417,12 +420,31 @@ function build(
     );
   const secretRegion =
     r.str('database.secret.region') ?? (secretArn ? (ARN_REGION.exec(secretArn)?.[1] ?? awsRegion) : null);
+  const vitess = isVitess ? parseVitessConfig(r) : undefined;
+  if (vitess) vitessRules(r, values);
+  else
+    for (const key of values.keys())
+      if (key.startsWith('vitess.'))
+        r.add(
+          key,
+          'only applies to the Vitess connector.',
+          `set connector.class=${VITESS_CONNECTOR_CLASS} or remove ${key}.`,
+        );
+  const bigintMode = r.enum<'long' | 'precise' | 'string'>('bigint.unsigned.handling.mode');
+  if (bigintMode === 'string' && !vitess)
+    r.add(
+      'bigint.unsigned.handling.mode',
+      "'string' is a Vitess connector mode.",
+      'use long or precise for MySQL/MariaDB.',
+    );
   const config: CdcConfig = {
     name,
     topicPrefix,
+    ...(vitess ? { vitess } : {}),
     database: {
       hostname,
-      port: r.int('database.port') ?? 3306,
+      // Debezium Vitess: database.port is VTGate's gRPC port, default 15991.
+      port: vitess && !r.isSet('database.port') ? DEFAULT_VTGATE_PORT : (r.int('database.port') ?? 3306),
       user,
       password: new Secret(values.get('database.password') ?? ''),
       serverId: configuredServerId ?? deriveServerId(name),
@@ -451,12 +473,20 @@ function build(
     },
     events: {
       tombstonesOnDelete: r.bool('tombstones.on.delete'),
-      includeSchemaChanges: r.bool('include.schema.changes'),
+      // Debezium's Vitess connector publishes DDL only when asked (default false); MySQL's default is true.
+      includeSchemaChanges: vitess && !r.isSet('include.schema.changes') ? false : r.bool('include.schema.changes'),
       includeQuery: r.bool('include.query'),
       provideTransactionMetadata: r.bool('provide.transaction.metadata'),
       decimalHandlingMode: r.enum('decimal.handling.mode'),
       timePrecisionMode: r.enum('time.precision.mode'),
-      bigintUnsignedHandlingMode: r.enum('bigint.unsigned.handling.mode'),
+      // Vitess's default is 'string' (vitess.ts reads it from here); MySQL/MariaDB never see 'string'.
+      bigintUnsignedHandlingMode: (vitess
+        ? r.isSet('bigint.unsigned.handling.mode')
+          ? bigintMode
+          : 'string'
+        : bigintMode === 'string'
+          ? 'long'
+          : bigintMode) as 'long' | 'precise',
       binaryHandlingMode: r.enum('binary.handling.mode'),
       enableTimeAdjuster: r.bool('enable.time.adjuster'),
       skippedOperations: new Set(skipped.filter((o): o is Operation => o !== 'none')),
@@ -747,4 +777,28 @@ class Reader {
           );
     }
   }
+}
+
+/** Cross-property rules of the Vitess connector (what it does not take from the MySQL side). */
+function vitessRules(r: Reader, values: Map<string, string>): void {
+  const mode = values.get('snapshot.mode')?.trim().toLowerCase();
+  if (mode !== undefined && mode !== '' && mode !== 'initial' && mode !== 'never')
+    r.add(
+      'snapshot.mode',
+      `'${mode}' is not a Vitess snapshot mode.`,
+      'use initial (copy the tables through VStream, then stream) or never (stream from vitess.vgtid).',
+    );
+  if (r.bool('provide.transaction.metadata'))
+    r.add(
+      'provide.transaction.metadata',
+      'is not implemented for the Vitess connector.',
+      'remove provide.transaction.metadata (or set it to false).',
+    );
+  for (const key of ['database.server.id', 'database.ssl.mode', 'database.iam.authentication', 'snapshot.chunked'])
+    if (r.isSet(key))
+      r.add(
+        key,
+        'does not apply to the Vitess connector.',
+        'remove it; VTGate is reached over gRPC (see vitess.grpc.*).',
+      );
 }

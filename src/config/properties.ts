@@ -5,6 +5,7 @@
  * the property; our own namespaces (`sink.*`, `offset.storage.*`, `lease.*`, `aws.*`, ...) follow Debezium Server.
  */
 import { DEBEZIUM_COMPAT_PROPERTIES } from './debezium-compat.js';
+import { VITESS_PROPERTIES } from './vitess.js';
 
 export type PropertyType = 'string' | 'int' | 'long' | 'boolean' | 'enum' | 'list' | 'regex-list' | 'password' | 'path';
 
@@ -24,6 +25,7 @@ export type GroupId =
   | 'aws'
   | 'transforms'
   | 'observability'
+  | 'vitess'
   | 'ignored'
   | 'unsupported';
 
@@ -73,6 +75,14 @@ export const GROUPS: readonly { id: GroupId; title: string; intro: string }[] = 
     intro: 'Single message transforms, configured Kafka Connect style and validated by the transforms module.',
   },
   { id: 'observability', title: 'Logging and metrics', intro: 'Operational output.' },
+  {
+    id: 'vitess',
+    title: 'Vitess source',
+    intro:
+      "With `connector.class=io.debezium.connector.vitess.VitessConnector` a keyspace is captured through VTGate's VStream " +
+      '(Debezium Vitess connector names); `database.hostname`/`database.port` (default 15991)/`database.user`/' +
+      '`database.password` then name the VTGate gRPC endpoint and its static credentials. See docs/vitess.md.',
+  },
   {
     id: 'ignored',
     title: 'Accepted and ignored (Kafka Connect, JDBC, Java tuning)',
@@ -459,8 +469,10 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     type: 'enum',
     group: 'events',
     default: 'long',
-    allowed: ['long', 'precise'],
-    description: 'BIGINT UNSIGNED as a signed 64-bit long (may overflow) or as an exact decimal.',
+    allowed: ['long', 'precise', 'string'],
+    defaultNote: '`long`; `string` for the Vitess connector',
+    description:
+      'BIGINT UNSIGNED as a signed 64-bit long (may overflow), an exact decimal, or (Vitess connector only) a string.',
   },
   {
     name: 'binary.handling.mode',
@@ -843,7 +855,11 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
 ];
 
 /** Our properties, then the Debezium/Kafka Connect names we accept and ignore or reject (debezium-compat.ts). */
-export const PROPERTIES: readonly PropertyDef[] = [...CORE_PROPERTIES, ...DEBEZIUM_COMPAT_PROPERTIES];
+export const PROPERTIES: readonly PropertyDef[] = [
+  ...CORE_PROPERTIES,
+  ...DEBEZIUM_COMPAT_PROPERTIES,
+  ...VITESS_PROPERTIES,
+];
 
 export { INT_MAX };
 

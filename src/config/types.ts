@@ -18,6 +18,11 @@ export interface CdcConfig {
   /** `topic.prefix`. */
   readonly topicPrefix: string;
   readonly database: DatabaseConfig;
+  /**
+   * Set when `connector.class` names Debezium's Vitess connector: capture a keyspace through VTGate's VStream
+   * (`database.*` then names the VTGate gRPC endpoint). Absent for MySQL/MariaDB.
+   */
+  readonly vitess?: VitessConfig;
   readonly filters: FiltersConfig;
   readonly snapshot: SnapshotConfig;
   readonly events: EventsConfig;
@@ -236,4 +241,28 @@ export interface TransformConfig {
   readonly type: string;
   /** Remaining `transforms.<name>.*` keys without the prefix; credential-like values are `Secret`s. */
   readonly options: Readonly<Record<string, string | Secret>>;
+}
+
+export interface VitessConfig {
+  readonly keyspace: string;
+  /** null = every shard of the keyspace. */
+  readonly shards: readonly string[] | null;
+  /** `current` or a VGTID JSON list (start position without a stored offset, snapshot.mode=never). */
+  readonly vgtid: string;
+  readonly tabletType: 'MASTER' | 'PRIMARY' | 'REPLICA' | 'RDONLY';
+  readonly stopOnReshard: boolean;
+  /** 0 = no keepalive pings. */
+  readonly keepaliveIntervalMs: number;
+  readonly grpcHeaders: Readonly<Record<string, string>>;
+  readonly maxInboundMessageSize: number;
+  readonly includeUnknownDatatypes: boolean;
+  /** Copy-phase rows as op `r` (our option) instead of Debezium Vitess's op `c`. */
+  readonly copyPhaseReadEvents: boolean;
+  readonly tls: {
+    readonly enabled: boolean;
+    readonly ca: string | null;
+    readonly cert: string | null;
+    readonly key: string | null;
+    readonly serverName: string | null;
+  };
 }
