@@ -20,6 +20,11 @@ export interface SourceOffset {
   /** Set while an initial snapshot is in progress ("true") or finished in this offset's lifetime. */
   snapshot?: boolean;
   snapshot_completed?: boolean;
+  /**
+   * Vitess source only: the VGTID JSON list (Debezium Vitess's `vgtid` offset); `file` is then `vitess` and `pos`
+   * counts checkpoints, which keeps the never-backwards rule of both stores meaningful.
+   */
+  vgtid?: string;
   /** Chunked snapshot progress, keyed by table id (owned by the snapshot module). */
   snapshot_chunks?: Record<string, unknown>;
 }

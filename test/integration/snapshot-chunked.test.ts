@@ -15,6 +15,7 @@ import { startCapture } from '../../src/cli/commands/run.js';
 import { main } from '../../src/cli/main.js';
 import { createLogger, type Logger, silentLogger } from '../../src/common/logger.js';
 import { loadConfigWithSecrets } from '../../src/config/index.js';
+import type { MySqlSource } from '../../src/source/mysql/mysql-source.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
 import { captureEnv, type SinkLine } from './support/capture.js';
@@ -163,7 +164,7 @@ describe('chunked snapshot', () => {
     writer.start();
     await waitFor('writer', () => writer.commits > 20);
     const handle = startCapture(env.config, logger, { untilIdleMs: 500 });
-    const source = handle.source;
+    const source = handle.source as MySqlSource;
     await waitFor('chunks to be read', () => source.stats.RowsScanned > 3000);
     assert.equal(source.stats.SnapshotRunning, true);
     assert.equal(source.stats.TotalTableCount, 3, 'nopk (consistent) + t + k2 (chunked)');

@@ -2,13 +2,15 @@ import { parseArgs } from 'node:util';
 import { CdcError, errorMessage } from '../../common/errors.js';
 import { createLogger, type Logger } from '../../common/logger.js';
 import type { CdcConfig } from '../../config/types.js';
-import { CaptureTask } from '../../engine/capture-task.js';
-import { buildComponents, type ComponentOverrides } from '../../engine/components.js';
+import { CaptureTask, type ChangeSource } from '../../engine/capture-task.js';
+import { buildComponents, type ComponentOverrides, type Components } from '../../engine/components.js';
 import { retryPolicyFrom } from '../../engine/retry.js';
+import type { MetricsSource } from '../../metrics/collector.js';
 import { startMetrics } from '../../metrics/index.js';
 import type { SinkRecord } from '../../sinks/sink.js';
 import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
 import { MySqlSource } from '../../source/mysql/mysql-source.js';
+import { VitessSource } from '../../source/vitess/vitess-source.js';
 import { applyTransforms, buildChain, TransformConfigError } from '../../transforms/index.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, loadCliConfig } from '../config-loader.js';
 import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
@@ -27,7 +29,7 @@ Logs: JSON lines on stderr (readable lines on a terminal; log.format to choose).
 
 export interface CaptureHandle {
   task: CaptureTask;
-  source: MySqlSource;
+  source: ChangeSource & MetricsSource;
   done: Promise<void>;
   stop(): void;
 }
@@ -47,12 +49,7 @@ export function startCapture(
   // Built first so a bad transforms.* configuration fails at start-up, before anything connects.
   const chain = buildChain(config.transforms);
   const components = buildComponents(config, logger, opts.stdout, opts.overrides);
-  const source = new MySqlSource({
-    config,
-    history: components.schemaHistory,
-    connect: createConnectionFactory({ config, logger }),
-    logger: logger.child({ component: 'source' }),
-  });
+  const source = createSource(config, components, logger);
   const task = new CaptureTask({
     source,
     sink: components.sink,
@@ -75,6 +72,21 @@ export function startCapture(
       await components.schemaHistory.close().catch(() => {});
     });
   return { task, source, done, stop: () => abort.abort() };
+}
+
+/**
+ * The source seam: the engine only sees a ChangeSource; `connector.class` picks the implementation (the Vitess
+ * source keeps no schema history: VStream describes every table in its FIELD events).
+ */
+function createSource(config: CdcConfig, components: Components, logger: Logger): ChangeSource & MetricsSource {
+  const sourceLogger = logger.child({ component: 'source' });
+  if (config.vitess) return new VitessSource({ config, logger: sourceLogger });
+  return new MySqlSource({
+    config,
+    history: components.schemaHistory,
+    connect: createConnectionFactory({ config, logger }),
+    logger: sourceLogger,
+  });
 }
 
 export const runCommand: Command = {

@@ -1,0 +1,444 @@
+/**
+ * The Vitess change source: one VStream from VTGate for a keyspace (all shards or `vitess.shard`), turned into
+ * Debezium Vitess connector records on the engine's queue. The position is the VGTID; it is checkpointed after
+ * every transaction (COMMIT) and every VGTID event outside one (copy-phase batches, DDL), so a restart re-reads at
+ * most the transaction that was in flight. The copy phase (snapshot.mode=initial) is VStream's own: shards start
+ * with an empty GTID, VTGate copies the tables and then streams from the copy's position; its progress (the last
+ * primary key per table) is part of the VGTID, so an interrupted copy resumes where it stopped.
+ *
+ * Resharding: VTGate follows a reshard by itself and reports the new shards in its VGTID events; with
+ * vitess.stop_on_reshard it ends the stream with a JOURNAL event instead, and the source restarts the stream from
+ * the journal's shard GTIDs in place of the participating shards.
+ */
+import type * as grpc from '@grpc/grpc-js';
+import { CdcError, errorMessage } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
+import type { CdcConfig, VitessConfig } from '../../config/types.js';
+import type { ChangeSource, SourceContext } from '../../engine/capture-task.js';
+import { HeartbeatBuilder } from '../../events/heartbeat.js';
+import type { MetricsSourceStats } from '../../metrics/collector.js';
+import type { SinkRecord } from '../../sinks/sink.js';
+import type { SourceOffset } from '../../stores/offset-store.js';
+import { createTableFilter, type TableFilter } from '../mysql/table-filter.js';
+import {
+  CURRENT_GTID,
+  inCopyPhase,
+  type ProtoShardGtid,
+  parseVgtid,
+  type Vgtid,
+  vgtidFromProto,
+  vgtidJson,
+  vgtidToProto,
+} from './vgtid.js';
+import {
+  schemaChangeRecord,
+  type VitessEventOptions,
+  type VitessSourceInfo,
+  VitessTableEvents,
+} from './vitess-events.js';
+import { splitRow, type VEvent, VtgateClient, type VtgateClientOptions } from './vtgate-client.js';
+
+/** `file` of a Vitess offset: the position lives in `vgtid`, `pos` counts checkpoints (keeps offsets ordered). */
+export const VITESS_OFFSET_FILE = 'vitess';
+
+/** gRPC status codes that retrying cannot fix. */
+const FATAL_CODES = new Set([
+  3 /* INVALID_ARGUMENT */, 5 /* NOT_FOUND */, 7 /* PERMISSION_DENIED */, 16 /* UNAUTHENTICATED */,
+  12 /* UNIMPLEMENTED */,
+]);
+
+export class VitessStreamError extends CdcError {
+  constructor(message: string, options: { cause?: unknown; retriable?: boolean } = {}) {
+    super('CONNECTION_FAILED', message, options);
+  }
+}
+
+export function vtgateClientOptions(config: CdcConfig): VtgateClientOptions {
+  const v = config.vitess as VitessConfig;
+  return {
+    host: config.database.hostname,
+    port: config.database.port,
+    user: config.database.user === '' ? null : config.database.user,
+    password: config.database.password.isEmpty ? null : config.database.password.reveal(),
+    tls: v.tls,
+    headers: v.grpcHeaders,
+    maxInboundMessageSize: v.maxInboundMessageSize,
+    keepaliveIntervalMs: v.keepaliveIntervalMs,
+  };
+}
+
+/** Where a first start begins: the copy phase (empty GTIDs), a configured VGTID, or the current position. */
+export function initialVgtid(config: CdcConfig): Vgtid {
+  const v = config.vitess as VitessConfig;
+  const shards = v.shards ?? [''];
+  if (config.snapshot.mode === 'initial')
+    return shards.map((shard) => ({ keyspace: v.keyspace, shard, gtid: '', table_p_ks: [] }));
+  if (v.vgtid !== CURRENT_GTID) return parseVgtid(v.vgtid, 'vitess.vgtid');
+  return shards.map((shard) => ({ keyspace: v.keyspace, shard, gtid: CURRENT_GTID, table_p_ks: [] }));
+}
+
+/** The VGTID after a JOURNAL: the participating shards are replaced by the journal's new shard positions. */
+export function applyJournal(
+  current: Vgtid,
+  journal: { participants: { keyspace: string; shard: string }[]; shard_gtids: ProtoShardGtid[] },
+): Vgtid {
+  const gone = (s: { keyspace: string; shard: string }) =>
+    journal.participants.some((p) => p.keyspace === s.keyspace && p.shard === s.shard);
+  return [...current.filter((s) => !gone(s)), ...vgtidFromProto(journal.shard_gtids)];
+}
+
+export interface VitessSourceOptions {
+  config: CdcConfig;
+  logger: Logger;
+  /** Tests inject a client; by default one is built from the config. */
+  client?: VtgateClient;
+}
+
+type StreamEnd = 'aborted' | 'ended' | 'resharded';
+
+export class VitessSource implements ChangeSource {
+  readonly stats: MetricsSourceStats = {
+    phase: 'starting',
+    snapshotRows: 0,
+    snapshotTables: 0,
+    eventsSeen: 0,
+    eventsFiltered: 0,
+    committedTransactions: 0,
+    lastEventTsMs: 0,
+    binlogFile: VITESS_OFFSET_FILE,
+    binlogPosition: 0,
+    connected: false,
+    disconnects: 0,
+    gtids: null,
+  };
+  private readonly v: VitessConfig;
+  private readonly eventOptions: VitessEventOptions;
+  private readonly filter: TableFilter;
+  private readonly heartbeat: HeartbeatBuilder | null;
+  private readonly tables = new Map<string, VitessTableEvents | null>();
+  private vgtid: Vgtid = [];
+  private seq = 0;
+  private copying = false;
+  private pending: VEvent[] = [];
+  private lastChangeAt = Date.now();
+  private lastHeartbeatAt = 0;
+  private client: VtgateClient | null = null;
+
+  constructor(private readonly options: VitessSourceOptions) {
+    const { config } = options;
+    if (!config.vitess) throw new Error('internal: VitessSource needs config.vitess');
+    this.v = config.vitess;
+    const ev = config.events;
+    this.eventOptions = {
+      topicPrefix: config.topicPrefix,
+      topicDelimiter: config.topics.delimiter,
+      sourceVersion: String(config.raw['source.version'] ?? '3.0.0.Final'),
+      schemasEnable: ev.valueSchemasEnable,
+      tombstonesOnDelete: ev.tombstonesOnDelete,
+      skippedOperations: ev.skippedOperations,
+      schemaNameAdjustmentMode: config.raw['schema.name.adjustment.mode'] === 'avro' ? 'avro' : 'none',
+      timePrecisionMode: ev.timePrecisionMode,
+      bigintUnsignedHandlingMode: ev.bigintUnsignedHandlingMode as VitessEventOptions['bigintUnsignedHandlingMode'],
+      binaryHandlingMode: ev.binaryHandlingMode,
+      includeUnknownDatatypes: this.v.includeUnknownDatatypes,
+    };
+    this.filter = createTableFilter(config.filters);
+    this.heartbeat =
+      config.engine.heartbeatIntervalMs > 0
+        ? new HeartbeatBuilder({
+            topicPrefix: config.topicPrefix,
+            schemasEnable: ev.valueSchemasEnable,
+            heartbeatTopicPrefix: config.topics.heartbeatPrefix,
+          })
+        : null;
+  }
+
+  msSinceLastEvent(): number {
+    return Date.now() - this.lastChangeAt;
+  }
+
+  /** Caught up: streaming (the copy phase is over), connected, and nothing read but not yet emitted. */
+  async isCaughtUp(): Promise<boolean> {
+    if (this.stats.phase === 'stopped') return true;
+    return this.stats.phase === 'streaming' && this.stats.connected && this.pending.length === 0;
+  }
+
+  /** The VGTID of the last event handled (for tests and logs). */
+  get position(): Vgtid {
+    return this.vgtid;
+  }
+
+  async run(ctx: SourceContext): Promise<void> {
+    const { config, logger } = this.options;
+    const stored = ctx.offset;
+    if (stored && stored.vgtid === undefined)
+      throw new CdcError(
+        'OFFSET_STORE',
+        `the stored offset (${stored.file}:${stored.pos}) is a MySQL binlog offset, not a Vitess VGTID; use another offset.storage file/table or name for the Vitess connector`,
+      );
+    if (stored?.vgtid) {
+      this.vgtid = parseVgtid(stored.vgtid, 'the stored offset');
+      this.seq = stored.pos;
+    } else this.vgtid = initialVgtid(config);
+    this.copying = inCopyPhase(this.vgtid);
+    this.stats.phase = this.copying ? 'snapshot' : 'streaming';
+    logger.info('starting VStream', {
+      keyspace: this.v.keyspace,
+      tabletType: this.v.tabletType,
+      vgtid: vgtidJson(this.vgtid),
+      copy: this.copying,
+    });
+    this.client = this.options.client ?? new VtgateClient(vtgateClientOptions(config));
+    const errors = config.engine.errors;
+    let delay = errors.retryDelayInitialMs;
+    let failures = 0;
+    try {
+      while (!ctx.signal.aborted) {
+        let end: StreamEnd;
+        try {
+          end = await this.stream(ctx);
+          failures = 0;
+          delay = errors.retryDelayInitialMs;
+        } catch (err) {
+          if (ctx.signal.aborted) break;
+          const code = (err as { code?: number }).code;
+          if (err instanceof CdcError || (code !== undefined && FATAL_CODES.has(code))) {
+            throw err instanceof CdcError
+              ? err
+              : new VitessStreamError(`VStream from VTGate ${this.client.target} failed: ${errorMessage(err)}`, {
+                  cause: err,
+                });
+          }
+          failures++;
+          if (errors.maxRetries >= 0 && failures > errors.maxRetries)
+            throw new VitessStreamError(
+              `VStream from VTGate ${this.client.target} failed ${failures} times, last: ${errorMessage(err)}; check that VTGate is reachable (database.hostname/database.port) or raise errors.max.retries`,
+              { cause: err, retriable: true },
+            );
+          this.stats.disconnects++;
+          logger.warn('VStream interrupted, reconnecting', {
+            error: errorMessage(err),
+            attempt: failures,
+            delayMs: delay,
+          });
+          await sleep(Math.random() * delay, ctx.signal);
+          delay = Math.min(delay * 2, errors.retryDelayMaxMs);
+          continue;
+        }
+        if (end === 'aborted') break;
+        if (end === 'ended') {
+          // VTGate closed the stream without an error (e.g. a tablet change): resume from our position.
+          logger.info('VStream ended by VTGate, reopening', { vgtid: vgtidJson(this.vgtid) });
+        }
+      }
+    } finally {
+      this.stats.phase = 'stopped';
+      this.stats.connected = false;
+      if (!this.options.client) this.client.close();
+    }
+  }
+
+  /** One VStream call from the current VGTID, until it ends, fails, is aborted or hits a JOURNAL. */
+  private async stream(ctx: SourceContext): Promise<StreamEnd> {
+    const client = this.client as VtgateClient;
+    const hbMs = this.options.config.engine.heartbeatIntervalMs;
+    const call = client.vstream({
+      tablet_type: this.v.tabletType,
+      vgtid: { shard_gtids: vgtidToProto(this.vgtid) },
+      filter: { rules: [{ match: '/.*', filter: '' }] },
+      flags: {
+        ...(hbMs > 0 ? { heartbeat_interval: Math.max(1, Math.ceil(hbMs / 1000)) } : {}),
+        stop_on_reshard: this.v.stopOnReshard,
+      },
+    });
+    const onAbort = () => call.cancel();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    this.pending = [];
+    this.tables.clear();
+    try {
+      call.on('metadata', () => {
+        this.stats.connected = true;
+      });
+      for await (const response of call as AsyncIterable<{ events: VEvent[] }>) {
+        this.stats.connected = true;
+        for (const event of response.events) {
+          const end = await this.handle(event, ctx);
+          if (end) {
+            call.cancel();
+            return end;
+          }
+        }
+      }
+      return ctx.signal.aborted ? 'aborted' : 'ended';
+    } catch (err) {
+      if (ctx.signal.aborted || (err as grpc.ServiceError).code === 1 /* CANCELLED */) {
+        if (ctx.signal.aborted) return 'aborted';
+      }
+      throw err;
+    } finally {
+      this.stats.connected = false;
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async handle(e: VEvent, ctx: SourceContext): Promise<StreamEnd | null> {
+    this.stats.eventsSeen++;
+    switch (e.type) {
+      case 'FIELD':
+        this.defineTable(e);
+        return null;
+      case 'ROW':
+      case 'DDL':
+        this.pending.push(e);
+        return null;
+      case 'VGTID':
+        if (e.vgtid) this.vgtid = vgtidFromProto(e.vgtid.shard_gtids);
+        // Outside a transaction (copy batches, DDL) a VGTID is a position of its own.
+        if (!this.inTransaction) await this.flush(ctx, e);
+        return null;
+      case 'BEGIN':
+        this.inTransaction = true;
+        return null;
+      case 'COMMIT':
+        this.inTransaction = false;
+        this.stats.committedTransactions++;
+        await this.flush(ctx, e);
+        return null;
+      case 'COPY_COMPLETED':
+        await this.flush(ctx, e);
+        if (e.shard === '' || !inCopyPhase(this.vgtid)) {
+          if (this.copying) this.options.logger.info('VStream copy phase completed', { keyspace: this.v.keyspace });
+          this.copying = false;
+          this.stats.phase = 'streaming';
+        }
+        return null;
+      case 'HEARTBEAT':
+        await this.onHeartbeat(ctx, e);
+        return null;
+      case 'JOURNAL': {
+        if (!e.journal) return null;
+        await this.flush(ctx, e);
+        const before = vgtidJson(this.vgtid);
+        this.vgtid = applyJournal(this.vgtid, e.journal);
+        this.options.logger.info('reshard journal: switching shards', {
+          from: before,
+          to: vgtidJson(this.vgtid),
+          migration: e.journal.migration_type,
+        });
+        await ctx.emit({ record: null, offset: this.offset() });
+        return 'resharded';
+      }
+      default:
+        // GTID, OTHER, VERSION, LASTPK, SAVEPOINT, ROLLBACK: nothing to publish; positions come with VGTID events.
+        return null;
+    }
+  }
+
+  private inTransaction = false;
+
+  private defineTable(e: VEvent): void {
+    const f = e.field_event;
+    if (!f) return;
+    const [keyspace, table] = splitTableName(f.table_name, f.keyspace || e.keyspace || this.v.keyspace);
+    const key = `${keyspace}.${table}`;
+    if (!this.filter(keyspace, table)) {
+      this.tables.set(key, null);
+      return;
+    }
+    const enumAsText = this.copying || (f as { enum_set_string_values?: boolean }).enum_set_string_values === true;
+    this.tables.set(key, new VitessTableEvents(keyspace, table, f.fields, this.eventOptions, enumAsText));
+  }
+
+  private sourceInfo(e: VEvent, shard: string, vgtidText: string): VitessSourceInfo {
+    const ts = Number(e.timestamp);
+    const tsMs = ts > 0 ? ts * 1000 : Date.now();
+    const read = this.copying && this.v.copyPhaseReadEvents;
+    return { tsMs, snapshot: read ? 'true' : 'false', shard, vgtid: vgtidText };
+  }
+
+  /** Emit what is pending with the position it reached, then checkpoint that position. */
+  private async flush(ctx: SourceContext, at: VEvent): Promise<void> {
+    const events = this.pending;
+    this.pending = [];
+    const vgtidText = vgtidJson(this.vgtid);
+    const readOp = this.copying && this.v.copyPhaseReadEvents;
+    for (const e of events) {
+      if (e.type === 'DDL') {
+        this.lastChangeAt = Date.now();
+        // The next FIELD event redefines tables the DDL changed.
+        this.tables.clear();
+        if (this.options.config.events.includeSchemaChanges)
+          await ctx.emit({
+            record: schemaChangeRecord(
+              this.eventOptions,
+              e.keyspace || this.v.keyspace,
+              e.statement,
+              this.sourceInfo(e, e.shard, vgtidText),
+            ),
+            offset: null,
+          });
+        continue;
+      }
+      const r = e.row_event;
+      if (!r) continue;
+      const [keyspace, table] = splitTableName(r.table_name, r.keyspace || e.keyspace || this.v.keyspace);
+      const builder = this.tables.get(`${keyspace}.${table}`);
+      if (builder === undefined)
+        throw new CdcError(
+          'SCHEMA_INCONSISTENT',
+          `VStream sent rows of ${keyspace}.${table} (shard ${r.shard}) before its FIELD event; restart the connector`,
+        );
+      if (builder === null) {
+        this.stats.eventsFiltered++;
+        continue;
+      }
+      this.lastChangeAt = Date.now();
+      const source = this.sourceInfo(e, r.shard || e.shard, vgtidText);
+      this.stats.lastEventTsMs = source.tsMs;
+      for (const change of r.row_changes) {
+        const before = change.before ? splitRow(change.before) : null;
+        const after = change.after ? splitRow(change.after) : null;
+        if (this.copying) this.stats.snapshotRows++;
+        const records: SinkRecord[] = builder.change(before, after, source, readOp);
+        for (const record of records) await ctx.emit({ record, offset: null });
+      }
+    }
+    if (at.type === 'VGTID' || at.type === 'COMMIT' || at.type === 'COPY_COMPLETED')
+      await ctx.emit({ record: null, offset: this.offset() });
+  }
+
+  private async onHeartbeat(ctx: SourceContext, e: VEvent): Promise<void> {
+    if (!this.heartbeat) return;
+    const now = Date.now();
+    if (now - this.lastHeartbeatAt < this.options.config.engine.heartbeatIntervalMs) return;
+    this.lastHeartbeatAt = now;
+    const ts = Number(e.timestamp);
+    await ctx.emit({ record: this.heartbeat.build(ts > 0 ? ts * 1000 : now), offset: this.offset() });
+  }
+
+  private offset(): SourceOffset {
+    this.seq++;
+    this.stats.binlogPosition = this.seq;
+    const text = vgtidJson(this.vgtid);
+    this.stats.gtids = text;
+    return { file: VITESS_OFFSET_FILE, pos: this.seq, vgtid: text };
+  }
+}
+
+/** `ks.table` (VTGate prefixes the keyspace) or a bare table name. */
+export function splitTableName(name: string, keyspace: string): [string, string] {
+  const dot = name.indexOf('.');
+  return dot < 0 ? [keyspace, name] : [name.slice(0, dot), name.slice(dot + 1)];
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
