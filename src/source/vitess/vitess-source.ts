@@ -15,6 +15,7 @@ import { CdcError, errorMessage } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { CdcConfig, VitessConfig } from '../../config/types.js';
 import type { ChangeSource, SourceContext } from '../../engine/capture-task.js';
+import { mayRetry, retryDelayMs, retryPolicyFrom } from '../../engine/retry.js';
 import { HeartbeatBuilder } from '../../events/heartbeat.js';
 import type { MetricsSourceStats } from '../../metrics/collector.js';
 import type { SinkRecord } from '../../sinks/sink.js';
@@ -189,8 +190,8 @@ export class VitessSource implements ChangeSource {
       copy: this.copying,
     });
     this.client = this.options.client ?? new VtgateClient(vtgateClientOptions(config));
-    const errors = config.engine.errors;
-    let delay = errors.retryDelayInitialMs;
+    // The one retry policy (errors.max.retries, errors.retry.delay.*), applied to reconnecting the stream.
+    const policy = retryPolicyFrom(config.engine.errors);
     let failures = 0;
     try {
       while (!ctx.signal.aborted) {
@@ -198,7 +199,6 @@ export class VitessSource implements ChangeSource {
         try {
           end = await this.stream(ctx);
           failures = 0;
-          delay = errors.retryDelayInitialMs;
         } catch (err) {
           if (ctx.signal.aborted) break;
           const code = (err as { code?: number }).code;
@@ -209,26 +209,27 @@ export class VitessSource implements ChangeSource {
                   cause: err,
                 });
           }
-          failures++;
-          if (errors.maxRetries >= 0 && failures > errors.maxRetries)
+          if (!mayRetry(policy, failures))
             throw new VitessStreamError(
-              `VStream from VTGate ${this.client.target} failed ${failures} times, last: ${errorMessage(err)}; check that VTGate is reachable (database.hostname/database.port) or raise errors.max.retries`,
+              `VStream from VTGate ${this.client.target} failed ${failures + 1} times, last: ${errorMessage(err)}; check that VTGate is reachable (database.hostname/database.port) or raise errors.max.retries`,
               { cause: err, retriable: true },
             );
+          const delay = retryDelayMs(policy, failures);
+          failures++;
           this.stats.disconnects++;
           logger.warn('VStream interrupted, reconnecting', {
             error: errorMessage(err),
             attempt: failures,
             delayMs: delay,
           });
-          await sleep(Math.random() * delay, ctx.signal);
-          delay = Math.min(delay * 2, errors.retryDelayMaxMs);
+          await sleep(delay, ctx.signal);
           continue;
         }
         if (end === 'aborted') break;
         if (end === 'ended') {
           // VTGate closed the stream without an error (e.g. a tablet change): resume from our position.
           logger.info('VStream ended by VTGate, reopening', { vgtid: vgtidJson(this.vgtid) });
+          await sleep(retryDelayMs(policy, 0), ctx.signal);
         }
       }
     } finally {
