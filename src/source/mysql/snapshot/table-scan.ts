@@ -91,10 +91,19 @@ export async function scanTable(
 ): Promise<ScanStats> {
   const byName = new Map(table.columns.map((c) => [c.name.toLowerCase(), c]));
   const bytes = new Set(table.columns.filter(wantsBytes).map((c) => c.name.toLowerCase()));
+  // typeCast runs per cell: decide per result column name once, not with a lower-casing per value.
+  const asBytes = new Map<string, boolean>();
   const query = callbackConnection(conn).query({
     sql,
     rowsAsArray: true,
-    typeCast: (field: StreamField) => (bytes.has(field.name.toLowerCase()) ? field.buffer() : field.string()),
+    typeCast: (field: StreamField) => {
+      let b = asBytes.get(field.name);
+      if (b === undefined) {
+        b = bytes.has(field.name.toLowerCase());
+        asBytes.set(field.name, b);
+      }
+      return b ? field.buffer() : field.string();
+    },
   });
   const stream = query.stream({ highWaterMark: opts.highWaterMark });
 

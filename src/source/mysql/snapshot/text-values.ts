@@ -128,7 +128,53 @@ function micros(frac: string | undefined): number {
   return frac ? Number(frac.padEnd(6, '0').slice(0, 6)) : 0;
 }
 
+/** Unsigned decimal of s[i, i+n), or -1 when a character is not a digit. */
+function digits(s: string, i: number, n: number): number {
+  let v = 0;
+  for (let k = i; k < i + n; k++) {
+    const c = s.charCodeAt(k) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+const FRACTION_SCALE = [1, 100_000, 10_000, 1000, 100, 10, 1];
+
+/** `YYYY-MM-DD HH:MM:SS[.f{1,6}]` (what the server sends) read in place; anything else takes the general path. */
 export function parseDateTime(s: string, fsp: number): MysqlDateTime {
+  const n = s.length;
+  if (n >= 19 && n !== 20 && n <= 26 && s.charCodeAt(10) === 32 && (n === 19 || s.charCodeAt(19) === 46)) {
+    const year = digits(s, 0, 4);
+    const month = digits(s, 5, 2);
+    const day = digits(s, 8, 2);
+    const hour = digits(s, 11, 2);
+    const minute = digits(s, 14, 2);
+    const second = digits(s, 17, 2);
+    const frac = n === 19 ? 0 : digits(s, 20, n - 20);
+    if (
+      (year | month | day | hour | minute | second | frac) >= 0 &&
+      s.charCodeAt(4) === 45 &&
+      s.charCodeAt(7) === 45 &&
+      s.charCodeAt(13) === 58 &&
+      s.charCodeAt(16) === 58
+    ) {
+      return new MysqlDateTime(
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        frac * FRACTION_SCALE[n === 19 ? 0 : n - 20],
+        fsp,
+      );
+    }
+  }
+  return parseDateTimeGeneral(s, fsp);
+}
+
+export function parseDateTimeGeneral(s: string, fsp: number): MysqlDateTime {
   const [date, time = '00:00:00'] = s.split(' ');
   const [hms, frac] = time.split('.');
   return new MysqlDateTime(
