@@ -401,7 +401,7 @@ export class BinlogDecoder {
       // Transactions re-send the same TABLE_MAP: reuse the decoded map and its compiled row decoder.
       if (cached?.body.equals(body)) return { ...cached.decoder.table, header };
     }
-    const ev = decodeTableMap(r, header, tableIdSize);
+    const ev = decodeTableMap(r, header, tableIdSize, this.fde?.mariadb ?? false);
     const { columnHints, includeColumns } = this.options;
     const hints = columnHints?.(ev.database, ev.table, ev.columnCount);
     const include = includeColumns

@@ -135,8 +135,16 @@ function isEnumOrSet(c: ColumnInfo): boolean {
   return c.realType === ColumnType.ENUM || c.realType === ColumnType.SET;
 }
 
-/** Decodes a TABLE_MAP body; `r` is positioned after the common header, `tableIdSize` is 6 (or 4 for 5.0). */
-export function decodeTableMap(r: ByteReader, header: EventHeader, tableIdSize: number): TableMapEvent {
+/**
+ * Decodes a TABLE_MAP body; `r` is positioned after the common header, `tableIdSize` is 6 (or 4 for 5.0).
+ * `mariadb`: the binlog is MariaDB's, whose SIGNEDNESS bitmap also has a bit for YEAR columns.
+ */
+export function decodeTableMap(
+  r: ByteReader,
+  header: EventHeader,
+  tableIdSize: number,
+  mariadb = false,
+): TableMapEvent {
   r.need(tableIdSize + 2, 'TABLE_MAP post-header');
   const tableId = tableIdSize === 6 ? r.u48() : r.u32();
   const flags = r.u16();
@@ -201,20 +209,20 @@ export function decodeTableMap(r: ByteReader, header: EventHeader, tableIdSize: 
     r.need(len, `TABLE_MAP optional metadata field ${fieldType}`);
     const end = r.pos + len;
     ev.optionalMetadataFields.push(fieldType);
-    readOptionalField(r, end, fieldType, ev);
+    readOptionalField(r, end, fieldType, ev, mariadb);
     r.pos = end;
   }
   return ev;
 }
 
-function readOptionalField(r: ByteReader, end: number, fieldType: number, ev: TableMapEvent): void {
+function readOptionalField(r: ByteReader, end: number, fieldType: number, ev: TableMapEvent, mariadb: boolean): void {
   const cols = ev.columns;
   switch (fieldType) {
     case OptionalMeta.SIGNEDNESS: {
-      // One bit per numeric column, most significant bit first.
+      // One bit per numeric column, most significant bit first. MariaDB gives YEAR (a TINY underneath) a bit too.
       let bit = 0;
       for (const c of cols) {
-        if (!isNumeric(c.type)) continue;
+        if (!isNumeric(c.type) && !(mariadb && c.type === ColumnType.YEAR)) continue;
         c.unsigned = (r.buf[r.pos + (bit >> 3)] & (0x80 >> (bit & 7))) !== 0;
         bit++;
       }
