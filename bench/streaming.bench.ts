@@ -2,10 +2,12 @@
  * End-to-end streaming throughput: binlog from a live MariaDB → replication client → decoder → BinlogStreamer →
  * Debezium envelopes → serialised JSON records → ChangeQueue → Publisher → a sink that discards them (the
  * production MySqlSource + CaptureTask), vs @vlasky/zongji delivering the same rows from the same server to a
- * no-op handler. Workload: 200k inserts + 200k updates of an 8-column table (bench/support/binlog-workload.ts).
- * Each reader runs in its own child process so its peak RSS is its own; figures are medians of RUNS runs.
- * Env: STREAMING_BENCH_ROWS (inserts = updates, default 200000), STREAMING_BENCH_RUNS (default 3),
- * STREAMING_BENCH_PROFILE (directory for CPU profiles of each reader).
+ * no-op handler. Workloads (bench/support/binlog-workload.ts): 200k inserts + 200k updates of an 8-column table,
+ * and a quarter of that of a 50-column mixed-type table (wide) and of a table with a ~1 KB JSON document (json),
+ * so a speed-up that only fits one shape shows. Each reader runs in its own child process so its peak RSS is its
+ * own; figures are medians of RUNS runs.
+ * Env: STREAMING_BENCH_ROWS (inserts = updates of the narrow table, default 200000), STREAMING_BENCH_RUNS (default
+ * 3), STREAMING_BENCH_PROFILE (directory for CPU profiles of each reader).
  */
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -14,7 +16,7 @@ import { promisify } from 'node:util';
 import { startMariaDb } from '../test/harness/mariadb.js';
 import type { Figure } from './harness.js';
 import { median } from './harness.js';
-import { generateChangeWorkload } from './support/binlog-workload.js';
+import { type ChangeWorkload, generateChangeWorkload, type WorkloadShape } from './support/binlog-workload.js';
 import type { StreamingJob, StreamingMode, StreamingResult } from './support/streaming-reader.js';
 
 const exec = promisify(execFile);
@@ -45,12 +47,68 @@ async function readOnce(mode: StreamingMode, job: StreamingJob): Promise<Streami
   return result;
 }
 
+let serverId = 2000;
+
+/** Both readers RUNS times over one workload. */
+async function measureShape(
+  server: Awaited<ReturnType<typeof startMariaDb>>,
+  w: ChangeWorkload,
+): Promise<Record<StreamingMode, StreamingResult[]>> {
+  const job = (): StreamingJob => ({
+    host: server.host,
+    port: server.port,
+    user: server.admin.user,
+    password: server.admin.password,
+    serverId: serverId++,
+    database: w.database,
+    table: w.table,
+    file: w.start.file,
+    pos: w.start.pos,
+    rows: w.rows,
+  });
+  const results: Record<StreamingMode, StreamingResult[]> = { ours: [], zongji: [] };
+  for (let i = 0; i < RUNS; i++) {
+    for (const mode of ['ours', 'zongji'] as const) {
+      const r = await readOnce(mode, job());
+      process.stderr.write(`  ${w.table} ${JSON.stringify(r)}\n`);
+      results[mode].push(r);
+    }
+  }
+  return results;
+}
+
+const perCpuOf = (rs: StreamingResult[]) => median(rs.map((r) => Math.round(r.rows / (r.cpuMs / 1000))));
+
 export async function run(): Promise<Figure[]> {
   const server = await startMariaDb({ options: { 'max-binlog-size': '1G', 'innodb-buffer-pool-size': '256M' } });
   try {
     const w = await generateChangeWorkload(server, { inserts: HALF, updates: HALF });
     process.stderr.write(`streaming bench: ${w.rows} row changes, ${(w.binlogBytes / 1048576).toFixed(1)} MiB\n`);
-    let serverId = 2000;
+    const shapes: Figure[] = [];
+    for (const shape of ['wide', 'json'] as WorkloadShape[]) {
+      const quarter = Math.max(1, Math.round(HALF / 4));
+      const ws = await generateChangeWorkload(server, {
+        inserts: quarter,
+        updates: quarter,
+        shape,
+        database: w.database,
+      });
+      process.stderr.write(
+        `streaming bench (${shape}): ${ws.rows} row changes, ${(ws.binlogBytes / 1048576).toFixed(1)} MiB\n`,
+      );
+      const rs = await measureShape(server, ws);
+      const what =
+        shape === 'wide'
+          ? '50 columns of mixed types, updates touching 5'
+          : 'a ~1 KB JSON document and two small columns, updates rewriting part of it';
+      shapes.push({
+        name: `streaming.${shape}.rows_per_cpu_s`,
+        ours: perCpuOf(rs.ours),
+        reference: perCpuOf(rs.zongji),
+        unit: 'rows/cpu-s',
+        ref: `@vlasky/zongji 0.9.0, same run; user+system CPU of each reader process; ${ws.rows} row changes (${quarter} inserts + ${quarter} updates, ${what}), median of ${RUNS}`,
+      });
+    }
     const job = (): StreamingJob => ({
       host: server.host,
       port: server.port,
@@ -101,6 +159,7 @@ export async function run(): Promise<Figure[]> {
         ref: `@vlasky/zongji 0.9.0, same run, each in its own process; our change queue peaked at ${peakQueue} of max.queue.size ${results.ours[0]?.maxQueue}`,
         lowerIsBetter: true,
       },
+      ...shapes,
     ];
   } finally {
     await server.stop();
