@@ -99,6 +99,9 @@ test('a build stage compiles dist/ and the runtime ships it, not the TypeScript 
   assert.ok(!/--enable-source-maps/.test(text), 'tsc emits no source maps for the runtime to look up');
   const build_ = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
   assert.deepEqual(build_.include, ['src']);
+  // Files src/ reads at run time (the vendored Vitess .proto files) must be in dist/ too: the image has no src/.
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  assert.match(pkg.scripts.build, /cpSync\('src', 'dist\/src'/);
 });
 
 test('bin/cdc.js runs dist/ when there are no sources (or CDC_COMPILED=1), else the sources through tsx', () => {
