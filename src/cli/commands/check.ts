@@ -1,15 +1,21 @@
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../common/errors.js';
+import type { CdcConfig } from '../../config/types.js';
 import { DatabaseConnectionError, openConnection } from '../../source/mysql/connection.js';
 import { formatPreflightReport, runPreflight } from '../../source/mysql/preflight.js';
+import { formatVitessCheckReport, runVitessCheck } from '../../source/vitess/vitess-check.js';
+import { vtgateClientOptions } from '../../source/vitess/vitess-source.js';
+import { VtgateClient } from '../../source/vitess/vtgate-client.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, connectionOptions, loadCliConfig } from '../config-loader.js';
-import { type Command, ExitCode, wantsHelp } from '../io.js';
+import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
 
 const usage = `usage: cdc check --config <file> [--set key=value]...
 
 Connects to the source database and runs every pre-flight check: binlog on, binlog_format=ROW,
 binlog_row_image=FULL, binlog_row_metadata, GTID mode, binlog retention (incl. Aurora/RDS), the user's
-privileges and server id clashes. Prints every problem with its fix.
+privileges and server id clashes. Prints every problem with its fix. For the Vitess connector: VTGate
+reachable, credentials accepted, keyspace and shards exist, a serving tablet of vitess.tablet.type per shard,
+and a VStream opens.
 
 ${CONFIG_USAGE}
 
@@ -29,6 +35,7 @@ export const checkCommand: Command = {
     const { values } = parseArgs({ args: argv, options: CONFIG_OPTIONS, strict: true });
     const config = await loadCliConfig(values, io);
     if (!config) return ExitCode.USAGE;
+    if (config.vitess) return checkVitess(config, io);
     let conn: Awaited<ReturnType<typeof openConnection>>;
     try {
       conn = await openConnection(connectionOptions(config));
@@ -48,3 +55,15 @@ export const checkCommand: Command = {
     }
   },
 };
+
+/** The Vitess connector's checks, through VTGate's gRPC API (docs/vitess.md). */
+async function checkVitess(config: CdcConfig, io: CliIo): Promise<number> {
+  const client = new VtgateClient(vtgateClientOptions(config));
+  try {
+    const report = await runVitessCheck(config, client);
+    io.stdout.write(`${formatVitessCheckReport(report, config.vitess as NonNullable<CdcConfig['vitess']>)}\n`);
+    return report.ok ? ExitCode.OK : ExitCode.CHECK_FAILED;
+  } finally {
+    client.close();
+  }
+}
