@@ -5,6 +5,7 @@
 
 import { getHashes } from 'node:crypto';
 import { accessSync, constants as fsConstants } from 'node:fs';
+import { isInlinePem } from '../common/pem.js';
 import { componentProblems } from './component-checks.js';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { canonicalize } from './normalize.js';
@@ -148,7 +149,7 @@ function build(
   // not a confusing certificate failure later.
   for (const key of ['database.ssl.ca', 'database.ssl.cert', 'database.ssl.key'] as const) {
     const path = r.str(key);
-    if (path !== null && !isReadableFile(path))
+    if (path !== null && !isInlinePem(path) && !isReadableFile(path))
       r.add(key, `names ${path}, which does not exist or cannot be read.`, `point ${key} at a readable PEM file.`);
   }
   const awsRegion = r.str('aws.region');

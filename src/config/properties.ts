@@ -320,7 +320,8 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     name: 'database.ssl.ca',
     type: 'path',
     group: 'database',
-    description: 'PEM file of trusted CA certificates (e.g. the RDS bundle); replaces Debezium truststore.',
+    description:
+      'PEM file of trusted CA certificates (e.g. the RDS bundle), or the PEM text itself; replaces Debezium truststore.',
   },
   {
     name: 'database.ssl.cert',

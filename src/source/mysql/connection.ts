@@ -8,6 +8,7 @@ import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import type { Connection, ConnectionOptions, Pool, PoolOptions, SslOptions } from 'mysql2/promise';
 import mysql from 'mysql2/promise';
 import { CdcError, type CdcErrorOptions } from '../../common/errors.js';
+import { isInlinePem } from '../../common/pem.js';
 
 export type SslMode = 'disabled' | 'preferred' | 'required' | 'verify_ca' | 'verify_identity';
 
@@ -49,7 +50,7 @@ const VALUE_OPTIONS = {
  */
 export function sslOptionsFor(ssl: DatabaseConnectionOptions['ssl'], host = ''): SslOptions | undefined {
   if (ssl.mode === 'disabled') return undefined;
-  // The options are file paths; TLS wants the PEM contents (a path string is not a certificate).
+  // The options are file paths (or inline PEM); TLS wants the PEM contents (a path string is not a certificate).
   const material: SslOptions = {};
   if (ssl.ca) material.ca = readPem(ssl.ca, 'database.ssl.ca');
   if (ssl.cert) material.cert = readPem(ssl.cert, 'database.ssl.cert');
@@ -75,6 +76,7 @@ export function sslOptionsFor(ssl: DatabaseConnectionOptions['ssl'], host = ''):
 }
 
 function readPem(path: string, property: string): string {
+  if (isInlinePem(path)) return path;
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {

@@ -448,3 +448,14 @@ describe('secrets are never printed', () => {
     );
   });
 });
+
+describe('TLS material: a readable file or inline PEM', () => {
+  const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+  it('a CA path that does not exist is a problem naming the property', () => {
+    assertProblem({ 'database.ssl.ca': '/nonexistent/ca.pem' }, 'database.ssl.ca', /does not exist/);
+  });
+  it('inline PEM text is accepted as the material itself', () => {
+    const cfg = parseConfig({ ...MIN, 'database.ssl.mode': 'verify_ca', 'database.ssl.ca': pem });
+    assert.equal(cfg.database.ssl.ca, pem.trim());
+  });
+});
