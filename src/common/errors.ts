@@ -55,10 +55,21 @@ export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+export interface SinkErrorOptions extends CdcErrorOptions {
+  /**
+   * The sink already applied the retry policy to this failure (it retries per record to keep per-key order), so
+   * no outer layer may retry it again. The failure may still be transient (`retriable`), e.g. for a Lambda that
+   * reports the record back to its event source mapping.
+   */
+  retriesExhausted?: boolean;
+}
+
 /** A sink could not deliver a batch. `retriable` says whether resending the same batch can help. */
 export class SinkError extends CdcError {
-  constructor(message: string, options: CdcErrorOptions = {}) {
+  readonly retriesExhausted: boolean;
+  constructor(message: string, options: SinkErrorOptions = {}) {
     super('SINK_FAILED', message, options);
+    this.retriesExhausted = options.retriesExhausted ?? false;
   }
 }
 

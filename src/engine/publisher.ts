@@ -94,7 +94,7 @@ export class Publisher {
         if (retries > 0) logger.info('sink send succeeded after retries', { retries, records: records.length });
         return;
       } catch (err) {
-        const retriable = err instanceof SinkError ? err.retriable : false;
+        const retriable = err instanceof SinkError ? err.retriable && !err.retriesExhausted : false;
         if (!retriable || !mayRetry(policy, retries)) {
           if (err instanceof SinkError) throw err;
           throw new SinkError(`sink '${sink.name}' failed: ${errorMessage(err)}`, { cause: err });

@@ -555,8 +555,8 @@ class Dispatch {
         new SinkError(
           `gave up on a record for Kinesis stream "${u.stream}" after ${u.attempts} attempts (last error: ${reason}); ` +
             'the stream may be under-provisioned: add shards or use on-demand capacity, or raise errors.max.retries',
-          // Final: the retry policy was applied here already; the Publisher must not multiply the attempts.
-          { retriable: false },
+          // Transient, but the retry policy was applied here already: the Publisher must not multiply the attempts.
+          { retriable: true, retriesExhausted: true },
         ),
       );
       return;

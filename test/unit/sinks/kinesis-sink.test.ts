@@ -253,7 +253,7 @@ describe('KinesisSink with a fake client', () => {
     await assert.rejects(fixed.start(), /does not exist/);
   });
 
-  test('gives up after maxAttempts with a final SinkError naming errors.max.retries', async () => {
+  test('gives up after maxAttempts with an exhausted SinkError naming errors.max.retries', async () => {
     const fake = new FakeKinesis();
     fake.failEntry = () => ({ ErrorCode: 'ProvisionedThroughputExceededException', ErrorMessage: 'slow down' });
     const sink = new KinesisSink({
@@ -261,10 +261,12 @@ describe('KinesisSink with a fake client', () => {
       streamName: 's',
       retry: { maxAttempts: 3, baseDelayMs: 1 },
     });
-    // Final: the retry policy was applied here, so the Publisher must not retry the batch on top of it.
+    // Exhausted: the retry policy was applied here, so the Publisher must not retry the batch on top of it; still
+    // transient (a Lambda reports the record back to its event source for a later try).
     await assert.rejects(
       sink.send([rec(1, 1)]),
-      (err: Error) => err instanceof SinkError && err.retriable === false && /errors\.max\.retries/.test(err.message),
+      (err: Error) =>
+        err instanceof SinkError && err.retriesExhausted && err.retriable && /errors\.max\.retries/.test(err.message),
     );
     assert.equal(fake.calls, 3);
   });
