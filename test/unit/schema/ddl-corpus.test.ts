@@ -62,7 +62,8 @@ describe('DDL corpus', () => {
     const big = `INSERT INTO t VALUES ${Array.from({ length: 20000 }, (_, i) => `(${i},'x')`).join(',')};`;
     const started = Date.now();
     assert.equal(splitStatements(big).length, 1);
-    assert.ok(Date.now() - started < 2000, 'a 300 kB statement splits quickly (was quadratic)');
+    // Generous: a quadratic split of 300 kB takes minutes; a loaded CI machine must not fail a linear one.
+    assert.ok(Date.now() - started < 15_000, 'a 300 kB statement splits in linear time (was quadratic)');
   });
 
   it('node-sql-parser alone rejects everyday DDL that the structural parser handles (why it exists)', () => {
