@@ -37,6 +37,8 @@ export class Publisher {
   private lastCommitted: SourceOffset | null = null;
   private pending: SourceOffset | null = null;
   private lastCommitAt = 0;
+  /** A delivered checkpoint asked to be made durable at once (QueueItem.flush). */
+  private flushRequested = false;
   /** Records delivered since start. */
   delivered = 0;
 
@@ -53,7 +55,7 @@ export class Publisher {
         const batch = await queue.takeBatch(maxBatchSize, flushEvery > 0 ? flushEvery : undefined);
         if (batch === null) break;
         if (batch.length > 0) await this.deliver(batch);
-        if (this.pending && Date.now() - this.lastCommitAt >= flushEvery) await this.commit();
+        if (this.pending && (this.flushRequested || Date.now() - this.lastCommitAt >= flushEvery)) await this.commit();
       }
       await this.commit();
     } catch (err) {
@@ -73,6 +75,7 @@ export class Publisher {
     for (const item of batch) {
       if (item.record) records.push(item.record);
       if (item.offset) offset = item.offset;
+      if (item.flush) this.flushRequested = true;
     }
     const out = this.options.transform && records.length > 0 ? this.options.transform(records) : records;
     if (out.length > 0) {
@@ -118,6 +121,7 @@ export class Publisher {
     await this.options.offsetStore.commit(offset);
     this.lastCommitted = offset;
     this.pending = null;
+    this.flushRequested = false;
     this.lastCommitAt = Date.now();
   }
 }

@@ -9,4 +9,9 @@ import type { SourceOffset } from '../stores/offset-store.js';
 export interface QueueItem {
   record: SinkRecord | null;
   offset: SourceOffset | null;
+  /**
+   * Commit this checkpoint as soon as it is delivered instead of at the next offset.flush.interval.ms (a finished
+   * snapshot: a restart must not redo it).
+   */
+  flush?: boolean;
 }

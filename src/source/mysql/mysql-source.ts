@@ -195,6 +195,17 @@ export class MySqlSource implements ChangeSource {
       offset.snapshot === true ||
       (mode === 'when_needed' && positionLost) ||
       ((mode === 'no_data' || mode === 'recovery') && entries.length === 0);
+    if (offset && positionLost && mode === 'when_needed') {
+      logger.warn(
+        'the stored binlog position is lost: taking a new snapshot (snapshot.mode=when_needed). Rows deleted since ' +
+          'that position get no delete events; consumers keep them until they reconcile against the new snapshot',
+        {
+          position: `${offset.file}:${offset.pos}`,
+          ...(offset.gtids ? { gtids: offset.gtids } : {}),
+          reason: `${offset.file} is no longer listed by SHOW BINARY LOGS (purged: binlog retention or PURGE BINARY LOGS)`,
+        },
+      );
+    }
     if (offset && positionLost && mode !== 'when_needed' && !needSnapshot) {
       throw new CdcError(
         'BINLOG_POSITION_LOST',
@@ -738,15 +749,12 @@ export class MySqlSource implements ChangeSource {
           // Replayed DDLs are older than this snapshot's schema, so they go into history before it.
           if (interrupted) seq = await this.replayWindow(ctx, interrupted, pos, records, seq);
           if (!chunked) {
-            const started = interrupted?.from ?? { file: pos.file, pos: pos.pos, gtids: pos.gtids ?? undefined };
+            // The replayed window is queued before this checkpoint, so once it is committed a restart only needs to
+            // replay from this snapshot's own position: each interrupted attempt costs one window, not all of them.
             await ctx.emit({
               record: null,
-              offset: {
-                file: started.file,
-                pos: started.pos,
-                ...(started.gtids ? { gtids: started.gtids } : {}),
-                snapshot: true,
-              },
+              offset: { file: pos.file, pos: pos.pos, ...(pos.gtids ? { gtids: pos.gtids } : {}), snapshot: true },
+              flush: true,
             });
           }
           for (const t of tables) tracker.putTable(t);
@@ -809,7 +817,8 @@ export class MySqlSource implements ChangeSource {
     } else {
       logger.info('chunked snapshot planned; chunks are read while streaming', { tables: Object.keys(chunkPlan) });
     }
-    await ctx.emit({ record: null, offset: done });
+    // Committed as soon as it is delivered: a restart right after the snapshot must not take it again.
+    await ctx.emit({ record: null, offset: done, flush: true });
     logger.info('snapshot completed', { rows: result.totalRows, ms: result.durationMs, lock: result.lockMode });
     return done;
   }
