@@ -9,11 +9,10 @@ DEPS=(
   "mariadb-binlog mariadb-client"
   "mariadb-install-db mariadb-server"
   "openssl openssl"
-  # librdkafka's mock cluster (rdkafka_mock.h) serves the Kafka protocol for the Kafka sink tests and bench.
-  "/usr/include/librdkafka/rdkafka_mock.h librdkafka-dev"
-  "cc gcc"
   # The Debezium oracle (test/oracle, built by scripts/build-oracle.sh) for the differential tests and benchmarks.
   "javac openjdk-17-jdk-headless"
+  # The Kafka sink tests and bench run a real Apache Kafka broker (scripts/install-kafka-broker.sh fetches it).
+  "java openjdk-17-jre-headless"
   "mvn maven"
 )
 

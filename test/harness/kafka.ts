@@ -1,238 +1,522 @@
 /**
- * A throw-away Kafka cluster for tests and benchmarks: librdkafka's mock cluster (Debian `librdkafka-dev`, see
- * `scripts/install-system-deps.sh`) behind the small C launcher in `kafka-mock/launcher.c`. The launcher is compiled
- * on first use with the system compiler and cached in the temp dir by source hash.
+ * A throw-away Apache Kafka broker (KRaft, one node acting as broker and controller) for tests and benchmarks.
  *
- * What the mock cluster can and cannot do (librdkafka 2.0): Produce/Fetch/Metadata work; topics must be pre-created
- * here (it has no CreateTopics, and client-side auto-creation trips on its controller id); no idempotent producer
- * (InitProducerId); no TLS or SASL; it keeps ~5 MB per partition, so consume as you go. It can inject request
- * errors (`injectErrors`) and response delays (`setRtt`).
+ * The broker's jars come from Maven (test/kafka-broker/pom.xml, copied into test/kafka-broker/lib by
+ * scripts/install-kafka-broker.sh, which this module runs when they are missing). Each start formats a fresh log
+ * dir with `kafka.tools.StorageTool format` (the `kafka-storage format` of the distribution, with a SCRAM user
+ * added at format time) and runs `kafka.Kafka` on a generated server.properties with free ports and four
+ * listeners on 127.0.0.1: PLAINTEXT, SASL_SSL (SCRAM-SHA-512), SSL, and the controller's. The TLS listeners use a
+ * certificate from a CA made for this run (openssl, PKCS12 keystore). Readiness is a metadata request that
+ * succeeds, never a fixed wait.
  *
- * Clients connect through `kafka-compat-proxy.ts` (`bootstrapServers`), which adapts the two APIs where the 2.0 mock
- * is too old for @platformatic/kafka (ApiVersions v3, Metadata v9). Its consumer-group and Fetch versions are too
- * old for that client as well, so reading back goes through librdkafka's own consumer inside the launcher
- * (`consume`): an independent client checks what our producer wrote.
+ * `consume()` reads a topic back with @platformatic/kafka's low-level Fetch (no consumer group): an independent
+ * reader of what the sink wrote, which also exposes each record batch's producer id, epoch and sequence (proof
+ * of the idempotent producer on the broker's side).
  *
- * The launcher exits when its stdin closes, so it dies with this process however this process ends.
- * Free of node:test so benchmarks can import it.
+ * The JVM runs under a small bash guard that kills it when this process's pipe closes, so the broker dies with
+ * this process however it ends. Free of node:test so benchmarks can import it.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startCompatProxy } from './kafka-compat-proxy.js';
+import { Admin, Consumer } from '@platformatic/kafka';
 
-const SOURCE = join(dirname(fileURLToPath(import.meta.url)), 'kafka-mock', 'launcher.c');
-const INSTALL_HINT =
-  'the Kafka mock cluster needs a C compiler and librdkafka-dev: run `bash scripts/install-system-deps.sh` as root';
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const LIB = join(ROOT, 'test', 'kafka-broker', 'lib');
+const INSTALL = join(ROOT, 'scripts', 'install-kafka-broker.sh');
+const HOST = '127.0.0.1';
+
+export interface KafkaBrokerOptions {
+  /** Deadline for format + start until a metadata request succeeds. @default 120000 */
+  startTimeoutMs?: number;
+  /**
+   * JIT mode: 'quick' (C1 only) starts faster and suits the tests; 'full' (C1 + C2) runs faster once warm, for
+   * benchmarks. @default 'quick'
+   */
+  jit?: 'quick' | 'full';
+  /** Maximum heap. @default '256m' */
+  heap?: string;
+}
 
 export interface KafkaTopicSpec {
   name: string;
   /** @default 1 */
   partitions?: number;
-  /** @default 1 */
-  replication?: number;
+  /** Topic configs, e.g. `{ 'cleanup.policy': 'compact' }`. */
+  configs?: Record<string, string>;
 }
 
-export interface KafkaMockOptions {
-  /** @default 1 */
-  brokers?: number;
-  /** Topics to create before the cluster is announced. */
-  topics?: Array<string | KafkaTopicSpec>;
-  /** @default 15000 */
-  startTimeoutMs?: number;
-}
-
-/** One message as librdkafka's consumer read it back. */
-export interface ConsumedMessage {
+/** One record as the broker stores it. */
+export interface ConsumedRecord {
   partition: number;
   offset: number;
   key: Buffer | null;
   value: Buffer | null;
   headers: Array<[string, Buffer | null]>;
+  /** -1 unless the record was written by an idempotent (or transactional) producer. */
+  producerId: bigint;
+  producerEpoch: number;
+  /** The record's sequence number within its producer and partition; -1 without idempotence. */
+  sequence: number;
 }
 
-export interface KafkaMock {
-  /** `host:port` of every broker, through the compatibility proxy: give these to clients. */
-  bootstrapServers: string[];
-  /** The mock brokers' own addresses (librdkafka clients only). */
-  mockBootstrapServers: string[];
-  /** Every message of `topic` (all `partitions`), in offset order per partition. */
-  consume(topic: string, partitions?: number): Promise<ConsumedMessage[]>;
+export interface KafkaBroker {
+  /** `host:port` of the PLAINTEXT listener. */
+  plaintext: string;
+  /** `host:port` of the SASL_SSL listener (SCRAM-SHA-512, `scram` credentials). */
+  saslSsl: string;
+  /** `host:port` of the SSL listener (no client certificate). */
+  ssl: string;
+  /** PEM file of this run's CA, which signed the broker certificate (SAN localhost and 127.0.0.1). */
+  caFile: string;
+  /** PEM file of another CA that signed nothing this broker presents (for untrusted-CA tests). */
+  otherCaFile: string;
+  scram: { mechanism: 'SCRAM-SHA-512'; username: string; password: string };
+  /** Milliseconds from spawning the format step to the first successful metadata request (last start). */
+  startMs: number;
+  /** Milliseconds of the `StorageTool format` step alone (first start). */
+  formatMs: number;
   createTopic(topic: string | KafkaTopicSpec): Promise<void>;
-  /**
-   * The next `codes.length` requests of `apiKey` (0 = Produce, 3 = Metadata) fail with these Kafka error codes, in
-   * order (e.g. 6 NOT_LEADER_OR_FOLLOWER, 7 REQUEST_TIMED_OUT; -195 makes the broker drop the connection).
-   */
-  injectErrors(apiKey: number, codes: number[]): Promise<void>;
-  /** Delay every response of broker `brokerId` (1-based) by `ms`. */
-  setRtt(brokerId: number, ms: number): Promise<void>;
+  /** Sets topic configs (IncrementalAlterConfigs), e.g. `min.insync.replicas`. */
+  alterTopic(topic: string, configs: Record<string, string>): Promise<void>;
+  /** The sum of `topic`'s high watermarks (records written, on a topic nothing deletes from). */
+  recordCount(topic: string): Promise<number>;
+  /** Every record of `topic` up to the current high watermarks, in offset order per partition. */
+  consume(topic: string): Promise<ConsumedRecord[]>;
+  /** Kills the JVM (SIGKILL: a crash, no clean shutdown) and starts it again on the same data and ports. */
+  restart(): Promise<void>;
+  /** The tail of the broker's log (stdout + stderr). */
+  log(): string;
+  /** The broker's whole log (deleted by stop()). */
+  logFile: string;
   stop(): Promise<void>;
 }
 
-/** Compiles the launcher once per source version; returns the binary's path. */
-export async function buildLauncher(): Promise<string> {
-  const source = readFileSync(SOURCE);
-  const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
-  const dir = join(tmpdir(), 'cdc-kafka-mock');
-  const bin = join(dir, `launcher-${hash}`);
-  if (existsSync(bin)) return bin;
-  await mkdir(dir, { recursive: true });
-  const tmp = `${bin}.${process.pid}.tmp`;
-  const r = spawnSync('cc', ['-O2', '-o', tmp, SOURCE, '-lrdkafka'], { encoding: 'utf8' });
+/** Makes sure the broker's jars are in test/kafka-broker/lib (idempotent, lock-protected). */
+export function ensureKafkaBroker(): void {
+  if (existsSync(join(LIB, '.stamp'))) return;
+  const r = spawnSync('bash', [INSTALL], { encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'] });
   if (r.error || r.status !== 0) {
-    throw new Error(`cannot build the Kafka mock launcher (${INSTALL_HINT}):\n${r.error?.message ?? r.stderr}`);
+    throw new Error(
+      `cannot install the Kafka broker (run \`bash scripts/install-kafka-broker.sh\`; it needs Java 17+ and Maven):\n${r.error?.message ?? r.stderr}`,
+    );
   }
-  renameSync(tmp, bin); // atomic: concurrent test files never run a half-written binary
-  return bin;
 }
 
-function topicArg(t: string | KafkaTopicSpec): string {
-  if (typeof t === 'string') return t;
-  return `${t.name}:${t.partitions ?? 1}:${t.replication ?? 1}`;
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', reject);
+    srv.listen(0, HOST, () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
 }
+
+function run(cmd: string, args: string[], cwd: string): void {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
+  if (r.error || r.status !== 0) {
+    throw new Error(`${cmd} ${args.join(' ')} failed: ${r.error?.message ?? r.stderr}`);
+  }
+}
+
+/** A CA, a broker certificate it signs (localhost, 127.0.0.1) in a PKCS12 keystore, and an unrelated CA. */
+function makeCertificates(dir: string, storePassword: string): void {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  run(
+    'openssl',
+    ['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=cdc test CA'],
+    dir,
+  );
+  run(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      'other-ca.key',
+      '-out',
+      'other-ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=cdc other CA',
+    ],
+    dir,
+  );
+  run('openssl', ['req', '-new', ...ec, '-keyout', 'broker.key', '-out', 'broker.csr', '-subj', '/CN=localhost'], dir);
+  run(
+    'openssl',
+    [
+      'x509',
+      '-req',
+      '-in',
+      'broker.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-extfile',
+      'san.ext',
+      '-out',
+      'broker.pem',
+    ],
+    dir,
+  );
+  run(
+    'openssl',
+    [
+      'pkcs12',
+      '-export',
+      '-in',
+      'broker.pem',
+      '-inkey',
+      'broker.key',
+      '-certfile',
+      'ca.pem',
+      '-name',
+      'broker',
+      '-out',
+      'broker.p12',
+      '-passout',
+      `pass:${storePassword}`,
+    ],
+    dir,
+  );
+}
+
+// Bash guard: runs the JVM, kills it (SIGKILL) when stdin closes, exits with the JVM's status. (Background jobs
+// of a non-interactive bash read /dev/null, hence stdin through fd 3.)
+const GUARD = 'exec 3<&0; java "$@" </dev/null & j=$!; { read -r _ <&3; kill -KILL "$j"; } 2>/dev/null & wait "$j"';
 
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-export async function startKafkaMock(opts: KafkaMockOptions = {}): Promise<KafkaMock> {
-  const bin = await buildLauncher();
-  const args = [...(opts.brokers ? ['--brokers', String(opts.brokers)] : []), ...(opts.topics ?? []).map(topicArg)];
-  const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  live.add(child);
+export async function startKafkaBroker(opts: KafkaBrokerOptions = {}): Promise<KafkaBroker> {
+  ensureKafkaBroker();
+  const timeoutMs = opts.startTimeoutMs ?? 120_000;
+  const dir = await mkdtemp(join(tmpdir(), 'cdc-kafka-'));
+  const [plainPort, saslPort, sslPort, controllerPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
+  const storePassword = randomBytes(12).toString('hex');
+  const scram = { mechanism: 'SCRAM-SHA-512' as const, username: 'cdc', password: randomBytes(12).toString('hex') };
+  await writeFile(join(dir, 'san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  makeCertificates(dir, storePassword);
+
+  const props: Record<string, string | number> = {
+    'process.roles': 'broker,controller',
+    'node.id': 1,
+    'controller.quorum.voters': `1@${HOST}:${controllerPort}`,
+    listeners: `PLAINTEXT://${HOST}:${plainPort},SASL_SSL://${HOST}:${saslPort},SSL://${HOST}:${sslPort},CONTROLLER://${HOST}:${controllerPort}`,
+    'advertised.listeners': `PLAINTEXT://${HOST}:${plainPort},SASL_SSL://${HOST}:${saslPort},SSL://${HOST}:${sslPort}`,
+    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,CONTROLLER:PLAINTEXT',
+    'controller.listener.names': 'CONTROLLER',
+    'inter.broker.listener.name': 'PLAINTEXT',
+    'sasl.enabled.mechanisms': 'SCRAM-SHA-512',
+    'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config':
+      'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+    'ssl.keystore.type': 'PKCS12',
+    'ssl.keystore.location': join(dir, 'broker.p12'),
+    'ssl.keystore.password': storePassword,
+    'ssl.key.password': storePassword,
+    'ssl.client.auth': 'none',
+    'log.dirs': join(dir, 'data'),
+    'auto.create.topics.enable': 'false',
+    'num.partitions': 1,
+    'offsets.topic.replication.factor': 1,
+    'offsets.topic.num.partitions': 1,
+    'transaction.state.log.replication.factor': 1,
+    'transaction.state.log.min.isr': 1,
+    'transaction.state.log.num.partitions': 1,
+    'share.coordinator.state.topic.replication.factor': 1,
+    'share.coordinator.state.topic.min.isr': 1,
+    'group.initial.rebalance.delay.ms': 0,
+    // After a crash the controller refuses the broker's new incarnation until the old session expires (9 s by
+    // default): a short session makes restart() quick.
+    'broker.heartbeat.interval.ms': 500,
+    'broker.session.timeout.ms': 2500,
+    // Small machine: few threads, no log cleaner backlog worth a thread pool.
+    'num.network.threads': 2,
+    'num.io.threads': 2,
+    'background.threads': 2,
+    'num.recovery.threads.per.data.dir': 1,
+    'log.cleaner.threads': 1,
+    'log.cleaner.dedupe.buffer.size': 2 * 1024 * 1024,
+  };
+  const propsFile = join(dir, 'server.properties');
+  await writeFile(
+    propsFile,
+    Object.entries(props)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+  );
+  const jvm = [
+    `-Xmx${opts.heap ?? '256m'}`,
+    '-Xms64m',
+    '-Xss512k',
+    '-XX:+UseSerialGC',
+    '-XX:-UsePerfData',
+    ...((opts.jit ?? 'quick') === 'quick' ? ['-XX:TieredStopAtLevel=1'] : []),
+    '-Djava.awt.headless=true',
+    // CDC_KAFKA_LOG_LEVEL=info shows the broker's start-up in its log (see log()).
+    `-Dorg.slf4j.simpleLogger.defaultLogLevel=${process.env.CDC_KAFKA_LOG_LEVEL ?? 'warn'}`,
+    '-Dorg.slf4j.simpleLogger.showDateTime=true',
+    '-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS',
+    '-cp',
+    join(LIB, '*'),
+  ];
+  const logFile = join(dir, 'broker.log');
+  const tail = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-6000) : '');
+
+  const t0 = performance.now();
+  const clusterId = randomBytes(16).toString('base64url');
+  const scramArg = `SCRAM-SHA-512=[name=${scram.username},password=${scram.password}]`;
+  const format = spawnSync(
+    'java',
+    [
+      ...jvm,
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      clusterId,
+      '-c',
+      propsFile,
+      '--add-scram',
+      scramArg,
+      '--feature',
+      'eligible.leader.replicas.version=0',
+    ],
+    { encoding: 'utf8' },
+  );
+  if (format.error || format.status !== 0) {
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`kafka-storage format failed: ${format.error?.message ?? `${format.stdout}${format.stderr}`}`);
+  }
+  const formatMs = Math.round(performance.now() - t0);
+
+  let child: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
+  const launch = () => {
+    const fd = openSync(logFile, 'a');
+    const c = spawn('bash', ['-c', GUARD, 'kafka-broker', ...jvm, 'kafka.Kafka', propsFile], {
+      stdio: ['pipe', fd, fd],
+    });
+    closeSync(fd);
+    live.add(c);
+    exited = new Promise<void>((res) => {
+      c.once('exit', () => {
+        live.delete(c);
+        res();
+      });
+      c.once('error', () => {
+        live.delete(c);
+        res();
+      });
+    });
+    child = c;
+  };
+  const kill = async () => {
+    const c = child;
+    child = null;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    c.stdin?.end(); // the guard SIGKILLs the JVM
+    await exited;
+  };
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on('exit', () => {
-      for (const c of live) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      for (const c of live) c.stdin?.destroy();
     });
   }
-  let stderr = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (d: string) => {
-    stderr = (stderr + d).slice(-4096);
-  });
-  const exited = new Promise<void>((res) => {
-    child.once('exit', () => {
-      live.delete(child);
-      res();
-    });
-    child.once('error', (e) => {
-      stderr += `\n${e.message}`;
-      live.delete(child);
-      res();
-    });
-  });
 
-  // stdout: the bootstrap line first, then one reply per command, in order.
-  const lines: string[] = [];
-  const waiters: Array<(line: string | null) => void> = [];
-  let buf = '';
-  let closed = false;
-  child.stdout?.setEncoding('utf8');
-  child.stdout?.on('data', (d: string) => {
-    buf += d;
-    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      const w = waiters.shift();
-      if (w) w(line);
-      else lines.push(line);
+  const plaintext = `${HOST}:${plainPort}`;
+  const waitReady = async (since: number): Promise<number> => {
+    const deadline = since + timeoutMs;
+    let last: unknown;
+    while (performance.now() < deadline) {
+      const c = child as ChildProcess | null;
+      if (!c || c.exitCode !== null || c.signalCode !== null) {
+        throw new Error(`the Kafka broker exited during start-up:\n${tail()}`);
+      }
+      const admin = new Admin({ clientId: 'harness-ready', bootstrapBrokers: [plaintext], retries: 0, timeout: 2000 });
+      try {
+        const md = await admin.metadata({ topics: [] });
+        if (md.brokers.size > 0) return Math.round(performance.now() - since);
+      } catch (err) {
+        last = err;
+      } finally {
+        await admin.close().catch(() => {});
+      }
+      await new Promise((r) => setTimeout(r, 100));
     }
-  });
-  child.stdout?.once('close', () => {
-    closed = true;
-    for (const w of waiters.splice(0)) w(null);
-  });
-  const nextLine = (timeoutMs: number): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const early = lines.shift();
-      if (early !== undefined) return resolve(early);
-      const fail = () => reject(new Error(`Kafka mock launcher stopped answering:\n${stderr}`));
-      if (closed) return fail();
-      const timer = setTimeout(() => {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        reject(new Error(`Kafka mock launcher did not answer within ${timeoutMs} ms:\n${stderr}`));
-      }, timeoutMs);
-      const waiter = (line: string | null) => {
-        clearTimeout(timer);
-        if (line === null) fail();
-        else resolve(line);
-      };
-      waiters.push(waiter);
-    });
+    await kill();
+    throw new Error(
+      `the Kafka broker did not answer a metadata request within ${timeoutMs} ms (${String(last)}):\n${tail()}`,
+    );
+  };
 
-  let bootstrap: string;
+  launch();
+  let startMs: number;
   try {
-    bootstrap = await nextLine(opts.startTimeoutMs ?? 15_000);
+    startMs = formatMs + (await waitReady(performance.now()));
   } catch (err) {
-    child.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
     throw err;
   }
 
-  let queue: Promise<unknown> = Promise.resolve();
-  /** Sends one command; resolves with the lines printed before its "ok". */
-  const command = (line: string, timeoutMs = 5000): Promise<string[]> => {
-    const run = queue.then(async () => {
-      child.stdin?.write(`${line}\n`);
-      const out: string[] = [];
-      for (;;) {
-        const reply = await nextLine(timeoutMs);
-        if (reply === 'ok') return out;
-        if (reply.startsWith('error')) throw new Error(`Kafka mock launcher refused "${line}": ${reply}`);
-        out.push(reply);
-      }
-    });
-    queue = run.catch(() => {});
-    return run;
-  };
-  const mockServers = bootstrap.split(',');
-  const proxy = await startCompatProxy(mockServers);
-
+  const admin = () => new Admin({ clientId: 'harness-admin', bootstrapBrokers: [plaintext], timeout: 30_000 });
   let stopping: Promise<void> | undefined;
-  return {
-    bootstrapServers: proxy.addresses,
-    mockBootstrapServers: mockServers,
-    async consume(topic, partitions = 1) {
-      const lines = await command(`consume ${topic} ${partitions}`, 60_000);
-      return lines.map(parseConsumed);
-    },
+  const broker: KafkaBroker = {
+    plaintext,
+    saslSsl: `${HOST}:${saslPort}`,
+    ssl: `${HOST}:${sslPort}`,
+    caFile: join(dir, 'ca.pem'),
+    otherCaFile: join(dir, 'other-ca.pem'),
+    scram,
+    startMs,
+    formatMs,
     async createTopic(t) {
       const spec = typeof t === 'string' ? { name: t } : t;
-      await command(`topic ${spec.name} ${spec.partitions ?? 1} ${spec.replication ?? 1}`);
+      const a = admin();
+      try {
+        await a.createTopics({
+          topics: [spec.name],
+          partitions: spec.partitions ?? 1,
+          replicas: 1,
+          configs: Object.entries(spec.configs ?? {}).map(([name, value]) => ({ name, value })),
+        });
+      } finally {
+        await a.close();
+      }
     },
-    async injectErrors(apiKey, codes) {
-      await command(`errors ${apiKey} ${codes.join(' ')}`);
+    async alterTopic(topic, configs) {
+      const a = admin();
+      try {
+        await a.incrementalAlterConfigs({
+          resources: [
+            {
+              resourceType: 2, // TOPIC
+              resourceName: topic,
+              configs: Object.entries(configs).map(([name, value]) => ({ name, configOperation: 0, value })),
+            },
+          ],
+        });
+      } finally {
+        await a.close();
+      }
     },
-    async setRtt(brokerId, ms) {
-      await command(`rtt ${brokerId} ${ms}`);
+    async recordCount(topic) {
+      const a = admin();
+      try {
+        const md = await a.metadata({ topics: [topic], forceUpdate: true });
+        const count = md.topics.get(topic)?.partitionsCount ?? 0;
+        const partitions = Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex, timestamp: -1n }));
+        const [t] = await a.listOffsets({ topics: [{ name: topic, partitions }] });
+        return t.partitions.reduce((n, p) => n + Number(p.offset), 0);
+      } finally {
+        await a.close();
+      }
     },
+    consume: (topic) => consumeTopic(plaintext, topic),
+    async restart() {
+      await kill();
+      const t = performance.now();
+      launch();
+      broker.startMs = await waitReady(t);
+    },
+    log: tail,
+    logFile,
     stop() {
       stopping ??= (async () => {
-        await proxy.close();
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        child.stdin?.end(); // the launcher's clean exit
-        const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-        await exited;
-        clearTimeout(timer);
+        await kill();
+        await rm(dir, { recursive: true, force: true });
       })();
       return stopping;
     },
   };
+  return broker;
 }
 
-function hex(field: string): Buffer | null {
-  if (field === '-') return null;
-  return field === '=' ? Buffer.alloc(0) : Buffer.from(field, 'hex');
-}
-
-function parseConsumed(line: string): ConsumedMessage {
-  const f = line.split(' ');
-  if (f[0] !== 'msg') throw new Error(`unexpected Kafka mock launcher output: ${line}`);
-  const headers: Array<[string, Buffer | null]> = [];
-  const n = Number(f[5]);
-  for (let i = 0; i < n; i++) headers.push([hex(f[6 + 2 * i])?.toString('utf8') ?? '', hex(f[7 + 2 * i])]);
-  return { partition: Number(f[1]), offset: Number(f[2]), key: hex(f[3]), value: hex(f[4]), headers };
+/** Reads every partition of `topic` from offset 0 to its high watermark with raw Fetch requests. */
+async function consumeTopic(bootstrap: string, topic: string): Promise<ConsumedRecord[]> {
+  const consumer = new Consumer({
+    clientId: 'harness-reader',
+    groupId: `harness-reader-${randomBytes(4).toString('hex')}`,
+    bootstrapBrokers: [bootstrap],
+    timeout: 30_000,
+  });
+  try {
+    const md = await consumer.metadata({ topics: [topic], forceUpdate: true });
+    const t = md.topics.get(topic);
+    if (!t) throw new Error(`topic ${topic} not in metadata`);
+    const out: ConsumedRecord[] = [];
+    for (let partition = 0; partition < t.partitionsCount; partition++) {
+      const node = t.partitions[partition].leader;
+      let offset = 0n;
+      for (;;) {
+        const res = await consumer.fetch({
+          node,
+          maxWaitTime: 10,
+          topics: [
+            {
+              topicId: t.id,
+              partitions: [
+                {
+                  partition,
+                  fetchOffset: offset,
+                  currentLeaderEpoch: -1,
+                  lastFetchedEpoch: -1,
+                  partitionMaxBytes: 8 << 20,
+                },
+              ],
+            },
+          ],
+        });
+        const p = res.responses[0]?.partitions[0];
+        if (!p) throw new Error(`no fetch response for ${topic}/${partition}`);
+        if (p.errorCode !== 0) throw new Error(`fetch ${topic}/${partition} failed with error code ${p.errorCode}`);
+        for (const batch of p.records ?? []) {
+          for (const r of batch.records) {
+            const at = batch.firstOffset + BigInt(r.offsetDelta);
+            if (at < offset) continue; // a batch can start before the requested offset
+            out.push({
+              partition,
+              offset: Number(at),
+              key: r.key,
+              value: r.value,
+              headers: r.headers.map(([k, v]) => [k?.toString('utf8') ?? '', v]),
+              producerId: batch.producerId,
+              producerEpoch: batch.producerEpoch,
+              sequence: batch.firstSequence < 0 ? -1 : batch.firstSequence + r.offsetDelta,
+            });
+          }
+          offset = batch.firstOffset + BigInt(batch.lastOffsetDelta) + 1n;
+        }
+        if (offset >= p.highWatermark) break;
+        if (!p.records?.length)
+          throw new Error(
+            `fetch ${topic}/${partition} at ${offset} returned nothing below the high watermark ${p.highWatermark}`,
+          );
+      }
+    }
+    return out;
+  } finally {
+    await consumer.close(true);
+  }
 }

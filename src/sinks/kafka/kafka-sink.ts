@@ -21,7 +21,6 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import {
   Admin,
-  GenericError,
   type MessageToProduce,
   murmur2,
   Producer,
@@ -125,6 +124,9 @@ export class KafkaSink implements Sink {
         this.idempotent = true;
       } catch (err) {
         await producer.close().catch(() => {});
+        // Only a cluster that refuses producer ids is a reason to go on without idempotence; an unreachable one,
+        // bad credentials or an untrusted certificate are errors in their own right.
+        if (!refusesIdempotence(err)) throw this.translate(err, [], 'initialising the producer');
         if (wanted === true) {
           throw this.translate(err, [], 'initialising the idempotent producer', {
             hint: 'the cluster refused a producer id (needs Kafka 0.11+ and IDEMPOTENT_WRITE permission); grant it or set sink.kafka.enable.idempotence=false',
@@ -315,6 +317,9 @@ export class KafkaSink implements Sink {
       idempotent,
       // Rounds already keep one request per partition in flight; idempotence additionally makes resends exact.
       maxInflights: idempotent ? 1 : this.s.maxInFlight,
+      // The client turns retries <= 1 of an idempotent producer into unlimited ones (like the Java producer's
+      // default), which would hang start() on bad credentials: keep the configured bound.
+      retries: idempotent ? Math.max(2, this.s.retries) : this.s.retries,
     };
     return this.options.createProducer
       ? this.options.createProducer(opts)
@@ -407,6 +412,9 @@ export class KafkaSink implements Sink {
       } else if (hasError(err, 'MESSAGE_TOO_LARGE') || hasError(err, 'RECORD_LIST_TOO_LARGE')) {
         hint = `a record batch was larger than the broker accepts${where}; lower sink.kafka.batch.size or raise the topic's max.message.bytes`;
         retriable = false;
+      } else if (tlsCertificateError(err)) {
+        hint = `the TLS certificate of ${brokers} did not verify (${tlsCertificateError(err)}); set sink.kafka.ssl.ca.location to the CA that signed it (host-name mismatch: sink.kafka.ssl.endpoint.identification.algorithm)`;
+        retriable = false;
       } else if (isAuthError(err)) {
         hint = `authentication with ${brokers} failed; check sink.kafka.sasl.* credentials and sasl.mechanism`;
         retriable = false;
@@ -424,35 +432,73 @@ export class KafkaSink implements Sink {
   }
 }
 
-function asGeneric(err: unknown): GenericError | null {
-  return err instanceof Error && GenericError.isGenericError(err) ? (err as GenericError) : null;
+/**
+ * Finds an error in the tree the client builds: aggregated `errors` and `cause` chains (a failed SASL handshake
+ * or TLS verification is the cause of a network error inside "Cannot connect to any broker").
+ */
+function findError(err: unknown, match: (e: Record<string, unknown>) => boolean, depth = 0): boolean {
+  if (depth > 8 || err === null || typeof err !== 'object') return false;
+  const e = err as Record<string, unknown>;
+  if (match(e)) return true;
+  const nested = e.errors;
+  if (Array.isArray(nested) && nested.some((n) => findError(n, match, depth + 1))) return true;
+  return findError(e.cause, match, depth + 1);
 }
 
 /** Whether a protocol error with this id (e.g. MESSAGE_TOO_LARGE) is anywhere in the error tree. */
 export function hasError(err: unknown, apiId: string): boolean {
-  return asGeneric(err)?.findBy('apiId', apiId) != null;
+  return findError(err, (e) => e.apiId === apiId);
 }
 
 function isAuthError(err: unknown): boolean {
-  const g = asGeneric(err);
   return (
-    g?.findBy('code', 'PLT_KFK_AUTHENTICATION') != null ||
+    findError(err, (e) => e.code === 'PLT_KFK_AUTHENTICATION') ||
     hasError(err, 'SASL_AUTHENTICATION_FAILED') ||
     hasError(err, 'UNSUPPORTED_SASL_MECHANISM') ||
     hasError(err, 'ILLEGAL_SASL_STATE')
   );
 }
 
-function isNetworkError(err: unknown): boolean {
-  const g = asGeneric(err);
-  return g?.findBy('code', 'PLT_KFK_NETWORK') != null || g?.findBy('code', 'PLT_KFK_TIMEOUT') != null;
+/** Node's codes for a broker certificate that does not verify (untrusted CA, wrong host name, expired). */
+const TLS_CERT_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function tlsCertificateError(err: unknown): string | null {
+  let code: string | null = null;
+  findError(err, (e) => {
+    if (typeof e.code === 'string' && TLS_CERT_CODES.has(e.code)) code = e.code;
+    return code !== null;
+  });
+  return code;
 }
 
-/** Retriable unless some error in the tree says it cannot be retried. */
+function isNetworkError(err: unknown): boolean {
+  return findError(err, (e) => e.code === 'PLT_KFK_NETWORK' || e.code === 'PLT_KFK_TIMEOUT');
+}
+
+/** The cluster refused idempotence itself (no permission, too old), as opposed to being unreachable. */
+function refusesIdempotence(err: unknown): boolean {
+  return (
+    hasError(err, 'CLUSTER_AUTHORIZATION_FAILED') ||
+    hasError(err, 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED') ||
+    hasError(err, 'UNSUPPORTED_VERSION') ||
+    findError(err, (e) => e.code === 'PLT_KFK_UNSUPPORTED_API')
+  );
+}
+
+/** Retriable unless some error in the tree says it cannot be retried (or is a certificate that will not verify). */
 export function isRetriableKafkaError(err: unknown): boolean {
-  const g = asGeneric(err);
-  if (!g) return true;
-  return g.findBy('canRetry', false) == null;
+  if (tlsCertificateError(err)) return false;
+  return !findError(err, (e) => e.canRetry === false);
 }
 
 /** The innermost distinct messages, so "produce failed 9 times" also says why. */

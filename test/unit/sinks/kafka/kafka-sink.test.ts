@@ -1,11 +1,11 @@
 /**
- * KafkaSink against a fake producer, for what the librdkafka mock cluster cannot produce: authorisation failures,
- * topic creation (the mock has no CreateTopics), refused producer ids. Delivery against a real protocol
- * implementation is in test/integration/kafka-sink.test.ts.
+ * KafkaSink against a fake producer, for what a single local broker does not produce: authorisation failures,
+ * refused producer ids, partitioning against a 100-partition topic, the client's error trees. Delivery against a
+ * real Apache Kafka broker (TLS, SASL, restarts) is in test/integration/kafka-sink.test.ts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ProtocolError } from '@platformatic/kafka';
+import { AuthenticationError, MultipleErrors, NetworkError, ProtocolError } from '@platformatic/kafka';
 import { SinkError } from '../../../../src/common/errors.js';
 import { parseKafkaSinkConfig } from '../../../../src/sinks/kafka/config.js';
 import { type KafkaProducerLike, KafkaSink, type KafkaTopicCreator } from '../../../../src/sinks/kafka/kafka-sink.js';
@@ -158,5 +158,80 @@ describe('KafkaSink (fake producer)', () => {
     await sink.start();
     await assert.rejects(sink.send([rec('t', 1, 'x'.repeat(2000))]), /over sink\.kafka\.max\.request\.size=1024/);
     assert.equal(sends.length, 0);
+  });
+
+  /** The client's shape of a failed connection: "Cannot connect to any broker" > network error > cause. */
+  const cannotConnect = (cause: Error) =>
+    new MultipleErrors('Cannot connect to any broker.', [new NetworkError('Connection to k:9092 failed.', { cause })]);
+
+  it('bad SASL credentials inside a connection failure are an authentication error, not retriable', async () => {
+    const auth = new AuthenticationError('SASL authentication failed.', {
+      cause: new MultipleErrors('Received response with error', [new ProtocolError('SASL_AUTHENTICATION_FAILED')]),
+    });
+    const { producer } = fakeProducer({}, { initIdempotentProducer: async () => Promise.reject(cannotConnect(auth)) });
+    const err = await sinkWith(producer)
+      .start()
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    assert.ok(err instanceof SinkError);
+    assert.match(err.message, /authentication with k:9092 failed; check sink\.kafka\.sasl\.\* credentials/);
+    assert.equal(err.retriable, false);
+  });
+
+  it('an untrusted broker certificate names ssl.ca.location and is not retriable', async () => {
+    const tls = Object.assign(new Error('self-signed certificate in certificate chain'), {
+      code: 'SELF_SIGNED_CERT_IN_CHAIN',
+    });
+    const { producer } = fakeProducer({}, { initIdempotentProducer: async () => Promise.reject(cannotConnect(tls)) });
+    const err = await sinkWith(producer)
+      .start()
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    assert.ok(err instanceof SinkError);
+    assert.match(err.message, /SELF_SIGNED_CERT_IN_CHAIN.*sink\.kafka\.ssl\.ca\.location/);
+    assert.equal(err.retriable, false);
+  });
+
+  it('idempotence=auto falls back only when the cluster refuses producer ids, not when it is unreachable', async () => {
+    let producers = 0;
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const { producer } = fakeProducer(
+      {},
+      { initIdempotentProducer: async () => Promise.reject(cannotConnect(refused)) },
+    );
+    const settings = parseKafkaSinkConfig({ type: 'kafka', bootstrapServers: ['k:9092'], properties: {} });
+    const options: number[] = [];
+    const sink = new KafkaSink({
+      settings,
+      createProducer: (o) => {
+        producers++;
+        options.push(Number(o.retries));
+        return producer;
+      },
+    });
+    const err = await sink.start().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof SinkError);
+    assert.match(err.message, /cannot reach the Kafka brokers k:9092/);
+    assert.equal(err.retriable, true);
+    assert.equal(producers, 1, 'no silent fallback to a non-idempotent producer');
+    // retries <= 1 would make the client's idempotent producer retry forever.
+    const low = parseKafkaSinkConfig({ type: 'kafka', bootstrapServers: ['k:9092'], properties: { retries: '0' } });
+    await new KafkaSink({
+      settings: low,
+      createProducer: (o) => {
+        options.push(Number(o.retries));
+        return fakeProducer({}).producer;
+      },
+    })
+      .start()
+      .catch(() => {});
+    assert.deepEqual(options, [8, 2, 0]);
   });
 });
