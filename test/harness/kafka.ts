@@ -4,8 +4,9 @@
  * The broker's jars come from Maven (test/kafka-broker/pom.xml, copied into test/kafka-broker/lib by
  * scripts/install-kafka-broker.sh, which this module runs when they are missing). Each start formats a fresh log
  * dir with `kafka.tools.StorageTool format` (the `kafka-storage format` of the distribution, with a SCRAM user
- * added at format time) and runs `kafka.Kafka` on a generated server.properties with free ports and four
- * listeners on 127.0.0.1: PLAINTEXT, SASL_SSL (SCRAM-SHA-512), SSL, and the controller's. The TLS listeners use a
+ * added at format time) and runs `kafka.Kafka` on a generated server.properties with free ports and these
+ * listeners on 127.0.0.1: PLAINTEXT, SASL_SSL (SCRAM-SHA-512), SSL, FAULTY (PLAINTEXT behind a relay that can
+ * lose Produce responses, kafka-fault-proxy.ts) and the controller's. The TLS listeners use a
  * certificate from a CA made for this run (openssl, PKCS12 keystore). Readiness is a metadata request that
  * succeeds, never a fixed wait.
  *
@@ -25,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Admin, Consumer } from '@platformatic/kafka';
+import { type KafkaFaultProxy, startKafkaFaultProxy } from './kafka-fault-proxy.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LIB = join(ROOT, 'test', 'kafka-broker', 'lib');
@@ -72,6 +74,9 @@ export interface KafkaBroker {
   saslSsl: string;
   /** `host:port` of the SSL listener (no client certificate). */
   ssl: string;
+  /** `host:port` of a PLAINTEXT listener behind a relay that can lose Produce responses (`faults`). */
+  faulty: string;
+  faults: KafkaFaultProxy;
   /** PEM file of this run's CA, which signed the broker certificate (SAN localhost and 127.0.0.1). */
   caFile: string;
   /** PEM file of another CA that signed nothing this broker presents (for untrusted-CA tests). */
@@ -208,7 +213,9 @@ export async function startKafkaBroker(opts: KafkaBrokerOptions = {}): Promise<K
   ensureKafkaBroker();
   const timeoutMs = opts.startTimeoutMs ?? 120_000;
   const dir = await mkdtemp(join(tmpdir(), 'cdc-kafka-'));
-  const [plainPort, saslPort, sslPort, controllerPort] = await Promise.all([
+  const [plainPort, saslPort, sslPort, controllerPort, faultyPort, relayPort] = await Promise.all([
+    freePort(),
+    freePort(),
     freePort(),
     freePort(),
     freePort(),
@@ -223,9 +230,11 @@ export async function startKafkaBroker(opts: KafkaBrokerOptions = {}): Promise<K
     'process.roles': 'broker,controller',
     'node.id': 1,
     'controller.quorum.voters': `1@${HOST}:${controllerPort}`,
-    listeners: `PLAINTEXT://${HOST}:${plainPort},SASL_SSL://${HOST}:${saslPort},SSL://${HOST}:${sslPort},CONTROLLER://${HOST}:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://${HOST}:${plainPort},SASL_SSL://${HOST}:${saslPort},SSL://${HOST}:${sslPort}`,
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,CONTROLLER:PLAINTEXT',
+    // FAULTY is PLAINTEXT advertised at the fault relay's port (kafka-fault-proxy.ts).
+    listeners: `PLAINTEXT://${HOST}:${plainPort},SASL_SSL://${HOST}:${saslPort},SSL://${HOST}:${sslPort},FAULTY://${HOST}:${faultyPort},CONTROLLER://${HOST}:${controllerPort}`,
+    'advertised.listeners': `PLAINTEXT://${HOST}:${plainPort},SASL_SSL://${HOST}:${saslPort},SSL://${HOST}:${sslPort},FAULTY://${HOST}:${relayPort}`,
+    'listener.security.protocol.map':
+      'PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,FAULTY:PLAINTEXT,CONTROLLER:PLAINTEXT',
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
     'sasl.enabled.mechanisms': 'SCRAM-SHA-512',
@@ -380,11 +389,14 @@ export async function startKafkaBroker(opts: KafkaBrokerOptions = {}): Promise<K
     throw err;
   }
 
+  const faults = await startKafkaFaultProxy(HOST, relayPort, faultyPort);
   const admin = () => new Admin({ clientId: 'harness-admin', bootstrapBrokers: [plaintext], timeout: 30_000 });
   let stopping: Promise<void> | undefined;
   const broker: KafkaBroker = {
     plaintext,
     saslSsl: `${HOST}:${saslPort}`,
+    faulty: `${HOST}:${relayPort}`,
+    faults,
     ssl: `${HOST}:${sslPort}`,
     caFile: join(dir, 'ca.pem'),
     otherCaFile: join(dir, 'other-ca.pem'),
@@ -444,6 +456,7 @@ export async function startKafkaBroker(opts: KafkaBrokerOptions = {}): Promise<K
     logFile,
     stop() {
       stopping ??= (async () => {
+        await faults.close();
         await kill();
         await rm(dir, { recursive: true, force: true });
       })();

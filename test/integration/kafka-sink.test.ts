@@ -2,8 +2,9 @@
  * Capture from MariaDB into a real Apache Kafka broker (KRaft, test/harness/kafka.ts; one broker for the file, all
  * listeners on it) and read the topics back with an independent Fetch-level reader: the table state rebuilds
  * exactly, per-key order holds, deletes leave null tombstones, Debezium's headers arrive as Kafka headers, the
- * records carry the idempotent producer's id and gap-free sequences, SASL_SSL/SCRAM-SHA-512 and TLS are really
- * negotiated (a wrong password and an untrusted CA fail clearly), a broker crash + restart mid-stream loses
+ * records carry the idempotent producer's id and gap-free sequences, a lost produce acknowledgement (the fault
+ * relay in kafka-fault-proxy.ts) is deduplicated by the broker (and duplicates without idempotence, the control),
+ * SASL_SSL/SCRAM-SHA-512 and TLS are really negotiated (a wrong password and an untrusted CA fail clearly), a broker crash + restart mid-stream loses
  * nothing, and a `cdc run` child killed with SIGKILL loses nothing after a restart.
  */
 import assert from 'node:assert/strict';
@@ -196,6 +197,39 @@ function records(topic: string, from: number, count: number): SinkRecord[] {
     return { topic, key, value, sizeBytes: key.length + value.length };
   });
 }
+
+test('a lost produce acknowledgement: the broker deduplicates the idempotent resend; without idempotence it duplicates', async () => {
+  const ids = (got: ConsumedRecord[]) => got.map((r) => JSON.parse(r.key?.toString() ?? '{}').id as number);
+  const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+  for (const idempotence of ['true', 'false']) {
+    const topic = `lost-ack-${idempotence}`;
+    await kafka().createTopic(topic);
+    const sink = sinkFor({
+      'bootstrap.servers': kafka().faulty,
+      'enable.idempotence': idempotence,
+      'retry.backoff.ms': '20',
+      'retry.backoff.max.ms': '100',
+    });
+    await sink.start();
+    try {
+      assert.equal(sink.isIdempotent, idempotence === 'true');
+      const dropped = kafka().faults.dropProduceResponses(1);
+      await sink.send(records(topic, 0, 100)); // written, acknowledgement lost, resent by the client
+      await dropped;
+      await sink.send(records(topic, 100, 100));
+    } finally {
+      await sink.close();
+    }
+    const got = await kafka().consume(topic);
+    if (idempotence === 'true') {
+      assert.deepEqual(ids(got), range(0, 200));
+      assert.equal(assertIdempotent(got).size, 1);
+    } else {
+      // The control: the same fault duplicates the batch when the broker cannot recognise the resend.
+      assert.deepEqual(ids(got), [...range(0, 100), ...range(0, 100), ...range(100, 100)]);
+    }
+  }
+});
 
 test('SASL_SSL (SCRAM-SHA-512) and SSL are negotiated for real; a wrong password and an untrusted CA fail clearly', async () => {
   const k = kafka();
