@@ -298,6 +298,18 @@ export class MySqlSource implements ChangeSource {
         decoder.invalidateTableCache();
         return applied;
       },
+      isSequence: async (db, table) => {
+        const conn = await this.options.connect();
+        try {
+          const [rows] = await conn.query(
+            'SELECT TABLE_TYPE AS type FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
+            [db, table],
+          );
+          return (rows as Array<{ type: string }>).some((r) => r.type === 'SEQUENCE');
+        } finally {
+          await conn.end().catch(() => {});
+        }
+      },
       reload: async (ids) => {
         const conn = await this.options.connect();
         try {

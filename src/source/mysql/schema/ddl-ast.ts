@@ -44,6 +44,10 @@ export interface ColumnSpec {
   comment: string | null;
   generated: 'VIRTUAL' | 'STORED' | null;
   invisible: boolean;
+  /** MariaDB `GENERATED ALWAYS AS ROW START|END`: the table's system-versioning period column. */
+  rowPeriod?: 'START' | 'END';
+  /** MariaDB column-level `WITH SYSTEM VERSIONING` (makes the table system-versioned). */
+  systemVersioning?: boolean;
 }
 
 export interface KeySpec {
@@ -56,6 +60,8 @@ export interface KeySpec {
 }
 
 export interface TableOptionsSpec {
+  /** MariaDB `WITH SYSTEM VERSIONING`. */
+  systemVersioning?: boolean;
   charset?: string;
   collation?: string;
   comment?: string;

@@ -736,6 +736,7 @@ class Parser {
           this.i++;
           this.expectWord('SYSTEM');
           this.expectWord('VERSIONING');
+          if (tok.upper === 'WITH') col.systemVersioning = true;
           break;
         case 'NOT_SECONDARY':
         case 'SIGNED':
@@ -760,7 +761,11 @@ class Parser {
     this.expectWord('AS');
     if (this.acceptWord('ROW')) {
       // MariaDB system versioning: AS ROW START|END is a real, server-maintained column.
-      this.acceptWord('START') || this.expectWord('END');
+      if (this.acceptWord('START')) col.rowPeriod = 'START';
+      else {
+        this.expectWord('END');
+        col.rowPeriod = 'END';
+      }
       return;
     }
     this.skipParens();
@@ -920,6 +925,7 @@ class Parser {
     }
     if (this.isWord('WITH', 0) && this.isWord('SYSTEM', 1)) {
       this.i += 3;
+      out.systemVersioning = true;
       return true;
     }
     const cur = this.peek();

@@ -51,6 +51,12 @@ export interface TableDef {
   /** Unique keys (name → columns), for message.key.columns fallbacks and chunking. */
   uniqueKeys: Array<{ name: string; columns: string[] }>;
   charset: string | null;
+  /**
+   * MariaDB system-versioned table: a row whose ROW END is not the maximum is a history version, not a table row.
+   * `rowEnd` names the period's end column, or is null for implicit versioning, where the server appends hidden
+   * `row_start`/`row_end` columns after the modelled ones (rows carry two more values than `columns`).
+   */
+  systemVersioned?: { rowEnd: string | null };
   /** Table default collation (inherited by character columns added later); optional for older history entries. */
   collation?: string | null;
   comment: string | null;

@@ -121,7 +121,8 @@ export async function loadSchema(conn: SqlQueryable, options: LoadSchemaOptions 
   const tables = new Map<string, TableDef>();
   for (const r of await rows(
     conn,
-    `SELECT TABLE_SCHEMA AS db, TABLE_NAME AS name, TABLE_COLLATION AS coll, TABLE_COMMENT AS comment
+    `SELECT TABLE_SCHEMA AS db, TABLE_NAME AS name, TABLE_COLLATION AS coll, TABLE_COMMENT AS comment,
+            TABLE_TYPE AS type
        FROM information_schema.TABLES
       WHERE TABLE_SCHEMA ${where} AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')
       ORDER BY TABLE_SCHEMA, TABLE_NAME`,
@@ -140,6 +141,8 @@ export async function loadSchema(conn: SqlQueryable, options: LoadSchemaOptions 
       charset: collation ? charsetOfCollation(collation, server.serverCharset) : null,
       collation,
       comment: str(r.comment) || null,
+      // Implicit until a ROW END column is listed (implicit period columns are hidden from information_schema).
+      ...(str(r.type) === 'SYSTEM VERSIONED' ? { systemVersioned: { rowEnd: null } } : {}),
     });
   }
 
@@ -148,13 +151,16 @@ export async function loadSchema(conn: SqlQueryable, options: LoadSchemaOptions 
     `SELECT TABLE_SCHEMA AS db, TABLE_NAME AS tbl, COLUMN_NAME AS name, ORDINAL_POSITION AS pos,
             COLUMN_DEFAULT AS def, IS_NULLABLE AS nullable, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType,
             CHARACTER_MAXIMUM_LENGTH AS charLen, DATETIME_PRECISION AS fsp, CHARACTER_SET_NAME AS cs,
-            COLLATION_NAME AS coll, EXTRA AS extra, COLUMN_COMMENT AS comment
+            COLLATION_NAME AS coll, EXTRA AS extra, COLUMN_COMMENT AS comment, GENERATION_EXPRESSION AS genExpr
        FROM information_schema.COLUMNS WHERE TABLE_SCHEMA ${where}
       ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION`,
     params,
   )) {
     const table = tables.get(tableId(str(r.db) ?? '', str(r.tbl) ?? ''));
-    if (table) table.columns.push(columnFromInformationSchema(r, table.columns.length, server.flavor));
+    if (!table) continue;
+    table.columns.push(columnFromInformationSchema(r, table.columns.length, server.flavor));
+    if (table.systemVersioned && str(r.genExpr)?.toUpperCase() === 'ROW END')
+      table.systemVersioned.rowEnd = str(r.name);
   }
 
   const uniques = new Map<string, Map<string, string[]>>();
@@ -182,6 +188,13 @@ export async function loadSchema(conn: SqlQueryable, options: LoadSchemaOptions 
     table.uniqueKeys.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
   for (const table of tables.values()) {
+    // The server appends ROW END to a system-versioned table's unique keys (history versions share the key).
+    const rowEnd = table.systemVersioned?.rowEnd?.toLowerCase();
+    if (rowEnd) {
+      const keep = (c: string) => c.toLowerCase() !== rowEnd;
+      table.primaryKey = table.primaryKey.filter(keep);
+      for (const k of table.uniqueKeys) k.columns = k.columns.filter(keep);
+    }
     if (table.primaryKey.length > 0) continue;
     // Without a PRIMARY KEY the first NOT NULL unique index is the key; only SHOW INDEX gives the server's order.
     const candidates = table.uniqueKeys.filter((k) => isNotNullUnique(table, k.columns));

@@ -501,6 +501,9 @@ export class SchemaTracker {
     }
     deriveUniqueKey(table, declared);
     enforcePrimaryKeyNotNull(table);
+    if (options.systemVersioning || columns.some((c) => c.systemVersioning)) {
+      table.systemVersioned = { rowEnd: columns.find((c) => c.rowPeriod === 'END')?.name ?? null };
+    }
     return table;
   }
 

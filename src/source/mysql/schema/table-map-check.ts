@@ -4,6 +4,7 @@
  */
 import { ColumnType, columnTypeName as typeName } from '../column-type.js';
 import type { ColumnDef, TableDef } from './model.js';
+import { rowEndIndex } from './system-versioning.js';
 import { isNotNullUnique } from './unique-key.js';
 
 /** What a TABLE_MAP event says, independent of the decoder's own types. */
@@ -137,7 +138,9 @@ export function checkTableMap(table: TableDef, map: TableMapInfo): TableMapMisma
   const id = `${table.database}.${table.name}`;
   const add = (m: Omit<TableMapMismatch, 'message'>, message: string) =>
     out.push({ ...m, message: `${id}: ${message}` });
-  if (map.columnCount !== table.columns.length) {
+  // Implicit system versioning: the server logs its hidden row_start/row_end after the modelled columns.
+  const hidden = table.systemVersioned && table.systemVersioned.rowEnd === null ? 2 : 0;
+  if (map.columnCount !== table.columns.length + hidden) {
     add(
       { kind: 'COLUMN_COUNT', expected: String(table.columns.length), actual: String(map.columnCount) },
       `the schema model has ${table.columns.length} columns but the binlog TABLE_MAP has ${map.columnCount}`,
@@ -183,7 +186,9 @@ export function checkTableMap(table: TableDef, map: TableMapInfo): TableMapMisma
   compareMembers(table, map.enumValues, 'enum', 'ENUM_VALUES', add);
   compareMembers(table, map.setValues, 'set', 'SET_VALUES', add);
   if (map.primaryKey) {
-    const actual = map.primaryKey.map((i) => table.columns[i]?.name ?? `#${i}`);
+    // A system-versioned table's server key also holds ROW END (history versions share the key): not ours.
+    const rowEnd = rowEndIndex(table);
+    const actual = map.primaryKey.filter((i) => i !== rowEnd).map((i) => table.columns[i]?.name ?? `#${i}`);
     const expected = table.primaryKey;
     const sameNames = (names: string[]) =>
       actual.length === names.length && actual.every((n, k) => n.toLowerCase() === names[k].toLowerCase());

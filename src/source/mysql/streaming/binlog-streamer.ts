@@ -13,6 +13,7 @@ import type { SchemaHistory, SchemaHistoryEntry } from '../../../stores/schema-h
 import type { BinlogEvent, QueryEvent, RowsEvent, TableMapEvent } from '../binlog/events.js';
 import { schemaChangeEvents } from '../schema/change-events.js';
 import type { TableDef } from '../schema/model.js';
+import { rowEndIndex, versionedChange } from '../schema/system-versioning.js';
 import type { Row } from '../values.js';
 import type { RecordFactory, SchemaPort, SourceInfo } from './ports.js';
 import { TransactionTracker } from './transaction-tracker.js';
@@ -72,6 +73,7 @@ export class BinlogStreamer {
   private lastOffset: SourceOffset | null;
   private readonly checked = new WeakMap<TableMapEvent, WeakMap<TableDef, string | null>>();
   private connections = 0;
+  private readonly sequences = new Map<string, boolean>();
   eventsFiltered = 0;
   committedTransactions = 0;
 
@@ -269,8 +271,10 @@ export class BinlogStreamer {
       return;
     }
     const op = event.type === 'WRITE_ROWS' ? 'c' : event.type === 'DELETE_ROWS' ? 'd' : 'u';
-    if (this.options.skippedOperations.has(op)) return;
     const def = this.options.schema.getTable(database, table);
+    // A system-versioned table's UPDATE can be a delete of the current row: skip per row there.
+    if (this.options.skippedOperations.has(op) && !def?.systemVersioned) return;
+    if (!def && (await this.isSequence(database, table))) return;
     const problem = def
       ? this.schemaMismatch(def, event.table)
       : `its schema is unknown (the schema history does not cover ${database}.${table}); restart with snapshot.mode=recovery to rebuild it`;
@@ -291,11 +295,15 @@ export class BinlogStreamer {
     const tx = this.options.records.transactions ?? undefined;
     if (tx && !tx.inTransaction) tx.begin(t.txnGtid || `file=${t.file},pos=${t.txnStartPos}`, t.tsSec * 1000);
     const n = event.rows.length;
+    const rowEnd = rowEndIndex(def);
     for (let i = skip; i < n; i++) {
       source.row = i;
       let records: SinkRecord[];
-      if (op === 'c') records = builder.insert(event.rows[i] as Row, source, tx);
+      const rowOp = rowEnd < 0 ? op : this.versionedOp(op, rowEnd, event.rows[i]);
+      if (rowOp === null) records = [];
+      else if (op === 'c') records = builder.insert(event.rows[i] as Row, source, tx);
       else if (op === 'd') records = builder.delete(event.rows[i] as Row, source, tx);
+      else if (rowOp === 'd') records = builder.delete((event.rows[i] as { before: Row }).before, source, tx);
       else {
         const pair = event.rows[i] as { before: Row; after: Row };
         try {
@@ -314,6 +322,28 @@ export class BinlogStreamer {
         await emit({ record: records[r], offset: r === records.length - 1 ? offset : null });
       }
     }
+  }
+
+  /** The change a row of a system-versioned table makes to its current rows (null: history only, or skipped). */
+  private versionedOp(op: 'c' | 'u' | 'd', rowEnd: number, row: unknown): 'c' | 'u' | 'd' | null {
+    const pair = op === 'u' ? (row as { before: Row; after: Row }) : null;
+    const before = pair ? pair.before : op === 'd' ? (row as Row) : null;
+    const after = pair ? pair.after : op === 'c' ? (row as Row) : null;
+    const change = versionedChange(op, rowEnd, before, after);
+    return change !== null && this.options.skippedOperations.has(change) ? null : change;
+  }
+
+  /** Row events of a sequence (MariaDB logs NEXTVAL as a row of its table): not captured, said once per sequence. */
+  private async isSequence(database: string, table: string): Promise<boolean> {
+    const id = `${database}.${table}`;
+    let verdict = this.sequences.get(id);
+    if (verdict === undefined) {
+      verdict = (await this.options.schema.isSequence?.(database, table)) ?? false;
+      this.sequences.set(id, verdict);
+      if (verdict)
+        this.options.logger.info('not capturing sequence: its NEXTVAL row events are skipped', { table: id });
+    }
+    return verdict;
   }
 
   /** event.deserialization.failure.handling.mode for one row change: fail throws; warn/skip drop the row. */

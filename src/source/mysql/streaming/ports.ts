@@ -51,6 +51,8 @@ export interface SchemaPort {
     position: { file: string; pos: number },
     session?: { ansiQuotes?: boolean },
   ): AppliedDdlResult;
+  /** True when the server says db.table is a SEQUENCE (MariaDB logs NEXTVAL as a row change of it). */
+  isSequence?(db: string, table: string): Promise<boolean>;
   /** Re-read tables from the server (after DDL the parser could not model exactly). */
   reload?(tableIds: string[]): Promise<SchemaHistoryEntry['tableChanges']>;
 }
