@@ -109,11 +109,19 @@ describe('loadSchema (fake connection)', () => {
             ],
             [],
           ];
+        if (sql.startsWith('SHOW VARIABLES LIKE'))
+          return [[{ Variable_name: 'show_gipk_in_create_table_and_information_schema', Value: 'OFF' }], []];
+        if (sql.startsWith('SET SESSION')) return [[], []];
         throw new Error(`unexpected query ${sql}`);
       },
     };
     const loaded = await loadSchema(conn, { tableFilter: (_db, t) => t !== 'skip' });
-    assert.equal(queries.length, 5);
+    assert.equal(queries.length, 7);
+    // MySQL 8.0.30+ hides generated invisible primary keys from information_schema unless the session says ON.
+    assert.ok(
+      queries.indexOf('SET SESSION show_gipk_in_create_table_and_information_schema = ON') <
+        queries.findIndex((q) => q.includes('COLUMNS')),
+    );
     assert.deepEqual(loaded.server, {
       flavor: 'mysql',
       version: '8.0.36',

@@ -12,9 +12,11 @@ export {
   type LoadSchemaOptions,
   loadSchema,
   parseEnumValues,
+  prepareSchemaSession,
   readServerInfo,
   type ServerInfo,
   type SqlQueryable,
+  schemaSessionStatements,
   seedTracker,
   trackerOptionsFor,
 } from './schema-loader.js';

@@ -92,8 +92,29 @@ export function trackerOptionsFor(server: ServerInfo): SchemaTrackerOptions {
   };
 }
 
+/** MySQL 8.0.30+: hides generated invisible primary keys (my_row_id) from information_schema unless turned ON. */
+const GIPK_VARIABLE = 'show_gipk_in_create_table_and_information_schema';
+
+/**
+ * The session settings a schema-loading session needs: on MySQL 8.0.30+ with the variable OFF, GIPK columns are
+ * missing from information_schema and SHOW CREATE TABLE but present in every row image. `gipk` is the variable's
+ * value as SHOW VARIABLES reports it, or null when the server has no such variable (MariaDB, MySQL < 8.0.30).
+ */
+export function schemaSessionStatements(flavor: ServerFlavor, gipk: string | null): string[] {
+  if (flavor !== 'mysql' || gipk === null || gipk.toUpperCase() === 'ON') return [];
+  return [`SET SESSION ${GIPK_VARIABLE} = ON`];
+}
+
+/** Applies schemaSessionStatements on this connection (one SHOW VARIABLES on MySQL, nothing on MariaDB). */
+export async function prepareSchemaSession(conn: SqlQueryable, server: Pick<ServerInfo, 'flavor'>): Promise<void> {
+  if (server.flavor !== 'mysql') return;
+  const [r] = await rows(conn, `SHOW VARIABLES LIKE '${GIPK_VARIABLE}'`);
+  for (const sql of schemaSessionStatements(server.flavor, r ? str(r.Value) : null)) await conn.query(sql);
+}
+
 export async function loadSchema(conn: SqlQueryable, options: LoadSchemaOptions = {}): Promise<LoadedSchema> {
   const server = await readServerInfo(conn);
+  await prepareSchemaSession(conn, server);
   const params: unknown[] = [];
   let where: string;
   if (options.databases && options.databases.length > 0) {
