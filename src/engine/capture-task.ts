@@ -5,6 +5,7 @@
  */
 import { errorMessage } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import { type DeliveryStatus, HEALTHY_DELIVERY } from '../sinks/delivery-status.js';
 import type { Sink, SinkRecord } from '../sinks/sink.js';
 import type { Lease } from '../stores/lease.js';
 import type { OffsetStore, SourceOffset } from '../stores/offset-store.js';
@@ -64,6 +65,13 @@ export class CaptureTask {
       maxItems: options.maxQueueSize,
       maxBytes: options.maxQueueSizeInBytes,
     });
+  }
+
+  /** Delivery outage state: the sink's own (retries inside send) or the Publisher's retries, whichever is failing. */
+  deliveryStatus(): DeliveryStatus {
+    const own = this.options.sink.deliveryStatus?.() ?? HEALTHY_DELIVERY;
+    const publisher = this.publisher?.delivery.status() ?? HEALTHY_DELIVERY;
+    return own.failing || !publisher.failing ? own : publisher;
   }
 
   get committedOffset(): SourceOffset | null {

@@ -33,6 +33,8 @@ export interface Components {
 export interface ComponentOverrides {
   /** Client of the Kinesis sink (the sink does not destroy it). */
   kinesisClient?: KinesisClient;
+  /** Period of the Kinesis sink's "still failing" log line (tests). @default 30000 */
+  kinesisOutageSummaryIntervalMs?: number;
   /** Wraps the built sink (tests: inject delivery failures in front of a real sink). */
   wrapSink?: (sink: Sink) => Sink;
 }
@@ -125,6 +127,10 @@ export function buildComponents(
         oversizeHandling: s.oversizeHandling,
         maxInFlight: s.maxInFlight,
         retry: kinesisRetry(retryPolicyFrom(config.engine.errors)),
+        logger: logger.child({ component: 'sink' }),
+        ...(overrides.kinesisOutageSummaryIntervalMs !== undefined
+          ? { outageSummaryIntervalMs: overrides.kinesisOutageSummaryIntervalMs }
+          : {}),
       });
       break;
     case 'kafka':

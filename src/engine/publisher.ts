@@ -5,6 +5,7 @@
  */
 import { errorMessage, SinkError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import { DeliveryTracker } from '../sinks/delivery-status.js';
 import type { Sink, SinkRecord } from '../sinks/sink.js';
 import type { Lease } from '../stores/lease.js';
 import type { OffsetStore, SourceOffset } from '../stores/offset-store.js';
@@ -42,7 +43,12 @@ export class Publisher {
   /** Records delivered since start. */
   delivered = 0;
 
-  constructor(private readonly options: PublisherOptions) {}
+  /** Outage visibility of the retries made here (sinks that retry inside `send` track their own). */
+  readonly delivery: DeliveryTracker;
+
+  constructor(private readonly options: PublisherOptions) {
+    this.delivery = new DeliveryTracker({ sink: options.sink.name, logger: options.logger });
+  }
 
   /** Runs until the queue is closed and drained; rejects (after failing the queue) when delivery fails. */
   async run(): Promise<void> {
@@ -90,27 +96,27 @@ export class Publisher {
   private async sendWithRetry(records: SinkRecord[]): Promise<void> {
     const { sink, logger } = this.options;
     const policy = this.options.retry ?? DEFAULT_RETRY_POLICY;
-    let firstFailureAt = 0;
-    for (let retries = 0; ; retries++) {
-      try {
-        await sink.send(records);
-        if (retries > 0) logger.info('sink send succeeded after retries', { retries, records: records.length });
-        return;
-      } catch (err) {
-        const retriable = err instanceof SinkError ? err.retriable && !err.retriesExhausted : false;
-        if (!retriable || !mayRetry(policy, retries)) {
-          if (err instanceof SinkError) throw err;
-          throw new SinkError(`sink '${sink.name}' failed: ${errorMessage(err)}`, { cause: err });
+    this.delivery.pending(Date.now());
+    try {
+      for (let retries = 0; ; retries++) {
+        try {
+          await sink.send(records);
+          this.delivery.success();
+          return;
+        } catch (err) {
+          const retriable = err instanceof SinkError ? err.retriable && !err.retriesExhausted : false;
+          if (!retriable || !mayRetry(policy, retries)) {
+            if (err instanceof SinkError) throw err;
+            throw new SinkError(`sink '${sink.name}' failed: ${errorMessage(err)}`, { cause: err });
+          }
+          // First failure at warn, then a summary at most every 30 s (DeliveryTracker); each retry at debug.
+          this.delivery.failure(errorMessage(err), { maxRetries: policy.maxRetries });
+          logger.debug('sink send failed, retrying', { retry: retries + 1, error: errorMessage(err) });
+          await new Promise((r) => setTimeout(r, retryDelayMs(policy, retries)));
         }
-        if (retries === 0) firstFailureAt = Date.now();
-        logger.warn('sink send failed, retrying', {
-          retry: retries + 1,
-          maxRetries: policy.maxRetries,
-          failingForMs: Date.now() - firstFailureAt,
-          error: errorMessage(err),
-        });
-        await new Promise((r) => setTimeout(r, retryDelayMs(policy, retries)));
       }
+    } finally {
+      this.delivery.settled();
     }
   }
 

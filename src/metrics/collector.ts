@@ -2,7 +2,15 @@
  * Samples the live counters of a capture (source stats + change queue) into one set of metric values. Pure
  * apart from the clock, so the EMF emitter, the Prometheus endpoint and the health check read the same numbers.
  */
-import { EmfProperty, type MetricName, SchemaHistoryMetric, SnapshotMetric, StreamingMetric } from './names.js';
+import { type DeliveryStatus, HEALTHY_DELIVERY } from '../sinks/delivery-status.js';
+import {
+  DeliveryMetric,
+  EmfProperty,
+  type MetricName,
+  SchemaHistoryMetric,
+  SnapshotMetric,
+  StreamingMetric,
+} from './names.js';
 
 /** What the collector reads from a change source (structurally `MySqlSource`). */
 export interface MetricsSourceStats {
@@ -49,6 +57,8 @@ export interface MetricsSource {
 /** What the collector reads from the capture task (structurally `CaptureTask`). */
 export interface MetricsTask {
   readonly queue: { readonly remainingCapacity: number; readonly sizeInBytes: number; readonly length: number };
+  /** Sink outage state (structurally `CaptureTask.deliveryStatus`). */
+  deliveryStatus?(): DeliveryStatus;
 }
 
 export interface MetricSample {
@@ -90,6 +100,7 @@ export class MetricsCollector {
     // while the database is idle (MilliSecondsSinceLastEvent does).
     const behind = st.lastEventTsMs > 0 ? Math.max(0, now - sinceLast - st.lastEventTsMs) : 0;
 
+    const delivery = this.task.deliveryStatus?.() ?? HEALTHY_DELIVERY;
     const values: Partial<Record<MetricName, number>> = {
       [SnapshotMetric.TotalTableCount]: st.TotalTableCount ?? total,
       [SnapshotMetric.RemainingTableCount]: st.RemainingTableCount ?? remaining,
@@ -106,6 +117,9 @@ export class MetricsCollector {
       [StreamingMetric.QueueRemainingCapacity]: this.task.queue.remainingCapacity,
       [StreamingMetric.CurrentQueueSizeInBytes]: this.task.queue.sizeInBytes,
       [StreamingMetric.NumberOfDisconnects]: st.disconnects,
+      [DeliveryMetric.SinkDeliveryFailing]: delivery.failing ? 1 : 0,
+      [DeliveryMetric.SinkFailedAttempts]: delivery.failedAttempts,
+      [DeliveryMetric.OldestUnacknowledgedAgeMs]: delivery.oldestUnacknowledgedAgeMs,
     };
     if (st.schemaHistoryChangesApplied !== undefined)
       values[SchemaHistoryMetric.ChangesApplied] = st.schemaHistoryChangesApplied;

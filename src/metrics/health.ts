@@ -5,6 +5,7 @@
  * silent connection while the server writes is not.
  */
 import { errorMessage } from '../common/errors.js';
+import { type DeliveryStatus, HEALTHY_DELIVERY } from '../sinks/delivery-status.js';
 import type { MetricsSource } from './collector.js';
 
 export interface HealthOptions {
@@ -16,6 +17,8 @@ export interface HealthOptions {
   snapshotStallMs?: number;
   /** Time allowed in the `starting` phase (lease wait, schema recovery). @default 600000 (10 min) */
   startupGraceMs?: number;
+  /** A sink failing (and retrying) for this long makes the task unhealthy. @default 300000 (5 min) */
+  deliveryStallMs?: number;
 }
 
 export const HEALTH_DEFAULTS: Required<HealthOptions> = {
@@ -23,12 +26,15 @@ export const HEALTH_DEFAULTS: Required<HealthOptions> = {
   recheckIntervalMs: 30_000,
   snapshotStallMs: 1_800_000,
   startupGraceMs: 600_000,
+  deliveryStallMs: 300_000,
 };
 
 export interface HealthStatus {
   healthy: boolean;
   phase: string;
   reason: string;
+  /** Present while the sink is failing: attempts, duration, oldest unacknowledged record age, last error. */
+  delivery?: DeliveryStatus;
 }
 
 export class HealthMonitor {
@@ -43,6 +49,7 @@ export class HealthMonitor {
     private readonly source: MetricsSource,
     options: HealthOptions = {},
     private readonly now: () => number = Date.now,
+    private readonly delivery: () => DeliveryStatus = () => HEALTHY_DELIVERY,
   ) {
     this.opts = { ...HEALTH_DEFAULTS, ...options };
     this.startedAt = now();
@@ -50,6 +57,16 @@ export class HealthMonitor {
   }
 
   async check(): Promise<HealthStatus> {
+    const status = await this.checkSource();
+    const delivery = this.delivery();
+    if (!delivery.failing) return status;
+    const seconds = Math.round(delivery.failingForMs / 1000);
+    const what = `sink delivery failing for ${seconds} s (${delivery.failedAttempts} failed attempts, last: ${delivery.lastError})`;
+    if (delivery.failingForMs > this.opts.deliveryStallMs) return { ...status, healthy: false, reason: what, delivery };
+    return { ...status, reason: `${status.reason}; ${what}`, delivery };
+  }
+
+  private async checkSource(): Promise<HealthStatus> {
     const st = this.source.stats;
     const now = this.now();
     const phase = st.phase;

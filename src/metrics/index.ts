@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { errorMessage } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { CdcConfig } from '../config/types.js';
+import { HEALTHY_DELIVERY } from '../sinks/delivery-status.js';
 import { MetricsCollector, type MetricsSource, type MetricsTask } from './collector.js';
 import { emfLine } from './emf.js';
 import { HealthMonitor, type HealthOptions } from './health.js';
@@ -51,7 +52,9 @@ export interface MetricsHandle {
 export function startMetrics(opts: StartMetricsOptions): MetricsHandle {
   const { config, logger } = opts;
   const collector = new MetricsCollector(opts.source, opts.task, opts.now);
-  const health = new HealthMonitor(opts.source, opts.health, opts.now);
+  const health = new HealthMonitor(opts.source, opts.health, opts.now, () =>
+    opts.task.deliveryStatus ? opts.task.deliveryStatus() : HEALTHY_DELIVERY,
+  );
   const emf = config.metrics.emfEnabled;
   const port = opts.httpPort !== undefined ? opts.httpPort : config.metrics.httpPort;
 

@@ -49,6 +49,13 @@ export const StreamingMetric = {
   NumberOfDisconnects: 'NumberOfDisconnects',
 } as const;
 
+/** Delivery metrics (ours, no Debezium equivalent): a sink outage is visible while the sink retries. */
+export const DeliveryMetric = {
+  SinkDeliveryFailing: 'SinkDeliveryFailing',
+  SinkFailedAttempts: 'SinkFailedAttempts',
+  OldestUnacknowledgedAgeMs: 'OldestUnacknowledgedAgeMs',
+} as const;
+
 /** Schema history metrics (Debezium `context=schema-history`), published when the source exposes them. */
 export const SchemaHistoryMetric = {
   ChangesApplied: 'SchemaHistoryChangesApplied',
@@ -57,7 +64,8 @@ export const SchemaHistoryMetric = {
 export type SnapshotMetricName = (typeof SnapshotMetric)[keyof typeof SnapshotMetric];
 export type StreamingMetricName = (typeof StreamingMetric)[keyof typeof StreamingMetric];
 export type SchemaHistoryMetricName = (typeof SchemaHistoryMetric)[keyof typeof SchemaHistoryMetric];
-export type MetricName = SnapshotMetricName | StreamingMetricName | SchemaHistoryMetricName;
+export type DeliveryMetricName = (typeof DeliveryMetric)[keyof typeof DeliveryMetric];
+export type MetricName = SnapshotMetricName | StreamingMetricName | DeliveryMetricName | SchemaHistoryMetricName;
 
 export const METRIC_DEFINITIONS: Readonly<Record<MetricName, MetricDefinition>> = {
   TotalTableCount: { unit: 'Count', kind: 'gauge', help: 'Tables included in the snapshot.' },
@@ -80,12 +88,20 @@ export const METRIC_DEFINITIONS: Readonly<Record<MetricName, MetricDefinition>> 
   CurrentQueueSizeInBytes: { unit: 'Bytes', kind: 'gauge', help: 'Bytes held in the change queue.' },
   NumberOfDisconnects: { unit: 'Count', kind: 'counter', help: 'Binlog connection losses.' },
   SchemaHistoryChangesApplied: { unit: 'Count', kind: 'counter', help: 'Schema changes applied to the history.' },
+  SinkDeliveryFailing: { unit: 'None', kind: 'gauge', help: '1 while the sink is retrying failed deliveries.' },
+  SinkFailedAttempts: { unit: 'Count', kind: 'gauge', help: 'Failed delivery attempts in the current outage.' },
+  OldestUnacknowledgedAgeMs: {
+    unit: 'Milliseconds',
+    kind: 'gauge',
+    help: 'Age of the oldest record handed to the sink and not yet acknowledged.',
+  },
 };
 
 /** Every metric that is always published (schema history metrics only when available). */
 export const CORE_METRIC_NAMES: readonly MetricName[] = [
   ...Object.values(SnapshotMetric),
   ...Object.values(StreamingMetric),
+  ...Object.values(DeliveryMetric),
 ];
 
 /** Every metric name that can be published. */

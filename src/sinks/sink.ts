@@ -1,3 +1,5 @@
+import type { DeliveryStatus } from './delivery-status.js';
+
 /**
  * The sink seam. The engine hands a sink batches of already-serialised records, one batch at a time, and
  * advances the stored offset only after `send` resolves: a resolved `send` means every record in the batch is
@@ -25,6 +27,8 @@ export interface Sink {
   /** Deliver a batch; resolves when all records are durably accepted, rejects with a SinkError otherwise. */
   send(records: SinkRecord[]): Promise<void>;
   close(): Promise<void>;
+  /** Outage state of a sink that retries inside `send` (Kinesis), for logs, metrics and `/health`. */
+  deliveryStatus?(): DeliveryStatus;
 }
 
 export function recordSize(key: string | null, value: string | null, headers?: Record<string, string>): number {

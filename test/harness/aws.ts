@@ -7,7 +7,7 @@
  */
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import {
   CreateStreamCommand,
@@ -28,6 +28,10 @@ export interface AwsStandIn {
   endpoint: string;
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
+  /** An outage: every connection is reset until `resume()`; the in-memory state is kept. */
+  pause(): Promise<void>;
+  /** Ends the outage: the same endpoint, streams and tables. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -45,10 +49,24 @@ async function listen(server: Server): Promise<AwsStandIn> {
   });
   const { port } = server.address() as AddressInfo;
   let stopping: Promise<void> | undefined;
+  let paused = false;
+  server.prependListener('connection', (socket: Socket) => {
+    if (paused) socket.destroy();
+  });
   return {
     endpoint: `http://127.0.0.1:${port}`,
     region: STAND_IN_REGION,
     credentials: { ...STAND_IN_CREDENTIALS },
+    // Closing the server would drop kinesalite's in-memory streams, so an outage resets every connection instead.
+    pause() {
+      paused = true;
+      server.closeAllConnections();
+      return Promise.resolve();
+    },
+    resume() {
+      paused = false;
+      return Promise.resolve();
+    },
     stop() {
       stopping ??= new Promise<void>((resolve, reject) => {
         // SDK clients keep sockets alive; without this, close() waits for them to time out.

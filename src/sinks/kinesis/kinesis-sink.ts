@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-kinesis';
 import { errorMessage, SinkError } from '../../common/errors.js';
 import { type Logger, silentLogger } from '../../common/logger.js';
+import { type DeliveryStatus, DeliveryTracker } from '../delivery-status.js';
 import { recordLine } from '../file/record-line.js';
 import type { Sink, SinkRecord } from '../sink.js';
 import { backoffDelay, isRetriableEntryError, isRetriableRequestError, type RetryOptions } from './backoff.js';
@@ -56,6 +57,8 @@ export interface KinesisSinkOptions extends StreamRoutingOptions {
    */
   aggregation?: boolean | { maxBytes?: number };
   retry?: RetryOptions;
+  /** Period of the "still failing" log line during an outage. @default 30000 */
+  outageSummaryIntervalMs?: number;
   /** How long a shard map is trusted before it is re-read (it is also re-read when a put lands elsewhere). @default 60000 */
   shardMapTtlMs?: number;
   logger?: Logger;
@@ -131,6 +134,8 @@ export class KinesisSink implements Sink {
   private readonly staleShardMaps = new Set<string>();
   private readonly maxRecordBytes: number;
   private readonly aggregationMaxBytes: number | null;
+  /** @internal Outage visibility: first failure, rate-limited summaries, recovery (logs, metrics, /health). */
+  readonly delivery: DeliveryTracker;
 
   constructor(private readonly options: KinesisSinkOptions) {
     this.ownsClient = !options.client;
@@ -141,6 +146,11 @@ export class KinesisSink implements Sink {
       throw new SinkError(`kinesis sink: ${errorMessage(err)}`, { cause: err });
     }
     this.log = (options.logger ?? silentLogger).child({ sink: 'kinesis' });
+    this.delivery = new DeliveryTracker({
+      sink: 'kinesis',
+      logger: this.log,
+      ...(options.outageSummaryIntervalMs !== undefined ? { summaryIntervalMs: options.outageSummaryIntervalMs } : {}),
+    });
     this.maxRecordBytes = options.maxRecordBytes ?? MiB;
     const agg = options.aggregation;
     this.aggregationMaxBytes = agg
@@ -178,7 +188,16 @@ export class KinesisSink implements Sink {
     if (records.length === 0) return;
     const units = await this.buildUnits(records);
     if (units.length === 0) return;
-    await new Dispatch(this, units).run();
+    this.delivery.pending(Date.now());
+    try {
+      await new Dispatch(this, units).run();
+    } finally {
+      this.delivery.settled();
+    }
+  }
+
+  deliveryStatus(): DeliveryStatus {
+    return this.delivery.status();
   }
 
   async close(): Promise<void> {
@@ -509,6 +528,12 @@ class Dispatch {
             ),
           );
         } else {
+          const failed = results.filter((r) => r.ErrorCode).length;
+          if (failed < batch.length) this.sink.delivery.success();
+          if (failed > 0) {
+            const first = results.find((r) => r.ErrorCode);
+            this.sink.delivery.failure(`${failed} of ${batch.length} entries failed (${first?.ErrorCode})`, { stream });
+          }
           for (let i = 0; i < batch.length; i++) {
             const res = results[i];
             const u = batch[i];
@@ -529,6 +554,7 @@ class Dispatch {
       },
       (err: unknown) => {
         this.inFlight--;
+        this.sink.delivery.failure(errorMessage(err), { stream, records: batch.length });
         if (isRetriableRequestError(err)) {
           if ((err as { name?: string }).name === 'ProvisionedThroughputExceededException') this.sink.stats.throttled++;
           for (const u of batch) this.retry(u, errorMessage(err));
