@@ -5,7 +5,7 @@
 
 import { getHashes } from 'node:crypto';
 import { accessSync, constants as fsConstants } from 'node:fs';
-import { isInlinePem } from '../common/pem.js';
+import { isInlinePem } from '../common/inline-pem.js';
 import { componentProblems } from './component-checks.js';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { canonicalize } from './normalize.js';

@@ -8,7 +8,7 @@ import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import type { Connection, ConnectionOptions, Pool, PoolOptions, SslOptions } from 'mysql2/promise';
 import mysql from 'mysql2/promise';
 import { CdcError, type CdcErrorOptions } from '../../common/errors.js';
-import { isInlinePem } from '../../common/pem.js';
+import { isInlinePem } from '../../common/inline-pem.js';
 
 export type SslMode = 'disabled' | 'preferred' | 'required' | 'verify_ca' | 'verify_identity';
 
