@@ -83,6 +83,23 @@ export interface CdcDatabaseProps {
   readonly sslMode?: 'disabled' | 'preferred' | 'required' | 'verify_ca' | 'verify_identity';
 }
 
+/**
+ * What the task captures: a MySQL-family database (default), or a Vitess keyspace through VTGate's VStream (then
+ * `database.host`/`port` name VTGate's gRPC endpoint, default port 15991, and the secret holds VTGate's static
+ * gRPC auth `username`/`password`). See docs/vitess.md.
+ */
+export type CdcSourceProps =
+  | { readonly kind: 'mysql' }
+  | {
+      readonly kind: 'vitess';
+      /** `vitess.keyspace`. */
+      readonly keyspace: string;
+      /** `vitess.shard`. @default - every shard of the keyspace */
+      readonly shards?: string[];
+      /** `vitess.tablet.type`. @default 'MASTER' */
+      readonly tabletType?: 'MASTER' | 'PRIMARY' | 'REPLICA' | 'RDONLY';
+    };
+
 /** The change stream. */
 export interface CdcStreamProps {
   /** An existing stream (then no other stream property may be set). @default - a new stream */
@@ -170,6 +187,8 @@ export interface CdcPipelineProps {
   /** Subnets of the task. @default - private subnets with egress */
   readonly taskSubnets?: ec2.SubnetSelection;
   readonly database: CdcDatabaseProps;
+  /** The source kind. @default { kind: 'mysql' } */
+  readonly source?: CdcSourceProps;
   /** Further connector properties (Debezium names, e.g. `table.include.list`) → `CDC_*` variables. @default {} */
   readonly properties?: Record<string, string>;
   /** Container image. @default - built from the repository's Dockerfile (`ContainerImage.fromAsset`) */
@@ -284,6 +303,11 @@ export class CdcPipeline extends Construct {
         'CdcPipeline: database.securityGroup is only for database.host (clusters/instances bring theirs)',
       );
     if (db.port !== undefined && !db.host) throw new Error('CdcPipeline: database.port is only for database.host');
+    const source = props.source ?? { kind: 'mysql' };
+    if (source.kind === 'vitess' && (!db.host || db.iamAuth || db.sslMode))
+      throw new Error(
+        "CdcPipeline: source.kind 'vitess' needs database.host (VTGate) and the secret; iamAuth and sslMode are MySQL-only",
+      );
     const s = props.stream ?? {};
     for (const [what, sp] of [
       ['stream', s],
@@ -351,7 +375,7 @@ export class CdcPipeline extends Construct {
       runtimePlatform: { cpuArchitecture: arch, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
     });
     const metricsPort = props.metricsPort ?? D.metricsPort;
-    const endpoint = this.databaseEndpoint(db);
+    const endpoint = this.databaseEndpoint(db, source.kind === 'vitess' ? 15991 : CDC_PIPELINE_DEFAULTS.databasePort);
     const environment: Record<string, string> = {};
     const set = (property: string, value: string) => {
       environment[`CDC_${property.toUpperCase().replace(/[.-]/g, '_')}`] = value;
@@ -361,7 +385,12 @@ export class CdcPipeline extends Construct {
     set('topic.prefix', props.topicPrefix ?? name);
     set('database.hostname', endpoint.host);
     set('database.port', endpoint.port);
-    set('database.ssl.mode', db.sslMode ?? D.sslMode);
+    if (source.kind === 'vitess') {
+      set('connector.class', 'io.debezium.connector.vitess.VitessConnector');
+      set('vitess.keyspace', source.keyspace);
+      if (source.shards) set('vitess.shard', source.shards.join(','));
+      if (source.tabletType) set('vitess.tablet.type', source.tabletType);
+    } else set('database.ssl.mode', db.sslMode ?? D.sslMode);
     set('sink.type', 'kinesis');
     set('sink.kinesis.stream.name', this.stream.streamName);
     set('offset.storage', 'dynamodb');
@@ -438,7 +467,7 @@ export class CdcPipeline extends Construct {
     else if (db.securityGroup)
       db.securityGroup.addIngressRule(
         this.securityGroup,
-        ec2.Port.tcp(db.port ?? D.databasePort),
+        ec2.Port.tcp(Number(endpoint.port)),
         'serverless-cdc capture task',
       );
     this.grantCapture(this.taskDefinition.taskRole, db);
@@ -529,10 +558,10 @@ export class CdcPipeline extends Construct {
     });
   }
 
-  private databaseEndpoint(db: CdcDatabaseProps): { host: string; port: string } {
+  private databaseEndpoint(db: CdcDatabaseProps, defaultPort: number): { host: string; port: string } {
     if (db.cluster) return { host: db.cluster.clusterEndpoint.hostname, port: String(db.cluster.clusterEndpoint.port) };
     if (db.instance) return { host: db.instance.dbInstanceEndpointAddress, port: db.instance.dbInstanceEndpointPort };
-    return { host: db.host!, port: String(db.port ?? CDC_PIPELINE_DEFAULTS.databasePort) };
+    return { host: db.host!, port: String(db.port ?? defaultPort) };
   }
 
   /** Exactly the calls the task makes (see src/sinks/kinesis, src/stores/dynamodb). */

@@ -221,6 +221,44 @@ describe('capture service', () => {
     assert.equal(config.raw['table.include.list'], 'shop.orders');
   });
 
+  test('source kind vitess: the environment is a Vitess connector configuration on VTGate (port 15991)', () => {
+    const s = newStack();
+    const vtgateSg = new ec2.SecurityGroup(s.stack, 'VtgateSg', { vpc: s.vpc });
+    new CdcPipeline(s.stack, 'Vt', {
+      vpc: s.vpc,
+      connectorName: 'vt',
+      database: { host: 'vtgate.example.internal', securityGroup: vtgateSg, secret: s.secret },
+      source: { kind: 'vitess', keyspace: 'commerce', shards: ['-80', '80-'], tabletType: 'REPLICA' },
+      image: ecs.ContainerImage.fromRegistry('public.ecr.aws/example/cdc:latest'),
+      transformRouter: false,
+      materializer: false,
+    });
+    const t = Template.fromStack(s.stack);
+    const tds = Object.values(t.toJSON().Resources as Record<string, Resource>).filter(
+      (r) => r.Type === 'AWS::ECS::TaskDefinition',
+    );
+    const [c] = tds[0].Properties.ContainerDefinitions as Json[];
+    const vars: Record<string, string> = {};
+    for (const { Name, Value } of c.Environment as Array<{ Name: string; Value: unknown }>)
+      vars[Name] = typeof Value === 'string' ? Value : `resolved-${Name.toLowerCase().replace(/_/g, '-')}`;
+    const config = loadConfig({ env: vars });
+    assert.equal(config.vitess?.keyspace, 'commerce');
+    assert.deepEqual(config.vitess?.shards, ['-80', '80-']);
+    assert.equal(config.vitess?.tabletType, 'REPLICA');
+    assert.equal(config.database.hostname, 'vtgate.example.internal');
+    assert.equal(config.database.port, 15991);
+    t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { IpProtocol: 'tcp', FromPort: 15991, ToPort: 15991 });
+    assert.throws(
+      () =>
+        new CdcPipeline(newStack().stack, 'Bad', {
+          vpc: s.vpc,
+          database: { host: 'h', secret: s.secret, iamAuth: true },
+          source: { kind: 'vitess', keyspace: 'k' },
+        }),
+      /source.kind 'vitess' needs database.host \(VTGate\)/,
+    );
+  });
+
   test('database security group admits the task on the database port', () => {
     template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
       IpProtocol: 'tcp',
