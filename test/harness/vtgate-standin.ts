@@ -89,7 +89,7 @@ export interface StandinOptions {
 }
 
 export class VtgateStandin {
-  private readonly server = new grpc.Server();
+  private server = new grpc.Server();
   private readonly shardMap = new Map<string, Shard>();
   private readonly tables = new Map<string, StandinTable>();
   private readonly subscribers = new Set<Subscriber>();
@@ -100,6 +100,10 @@ export class VtgateStandin {
   constructor(private readonly options: StandinOptions) {
     for (const t of options.tables) this.tables.set(t.name, t);
     for (const s of options.shards) this.addShard(s);
+    this.addService();
+  }
+
+  private addService(): void {
     const pkg = vitessGrpcPackage() as unknown as {
       vtgateservice: { Vitess: { service: grpc.ServiceDefinition } };
     };
@@ -110,13 +114,23 @@ export class VtgateStandin {
     } as unknown as grpc.UntypedServiceImplementation);
   }
 
-  async start(): Promise<number> {
+  async start(port = 0): Promise<number> {
     this.port = await new Promise<number>((res, rej) =>
-      this.server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) =>
-        err ? rej(err) : res(port),
+      this.server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+        err ? rej(err) : res(bound),
       ),
     );
     return this.port;
+  }
+
+  /** A VTGate outage: open streams break (UNAVAILABLE for the client), then it serves again on the same port. */
+  async restart(): Promise<void> {
+    for (const s of this.subscribers) s.call.destroy(new Error('vtgate restarting'));
+    this.subscribers.clear();
+    this.server.forceShutdown();
+    this.server = new grpc.Server();
+    this.addService();
+    await this.start(this.port);
   }
 
   async stop(): Promise<void> {

@@ -236,6 +236,40 @@ describe('Vitess source through cdc run (VTGate stand-in)', () => {
     assert.deepEqual(missing, [], 'every committed row reached the sink');
   });
 
+  it('reconnects after a VTGate outage and continues from its position without loss', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cdc-vt-'));
+    const config = parseConfig(
+      vitessProps(dir, vtgate.port, {
+        name: 'vt-outage',
+        'snapshot.mode': 'never',
+        'errors.retry.delay.initial.ms': '50',
+      }),
+    );
+    const out = join(dir, 'events.ndjson');
+    const handle = startCapture(config, silentLogger);
+    const requestsBefore = vtgate.requests.length;
+    try {
+      assert.ok(await waitFor(() => vtgate.requests.length > requestsBefore, 10_000));
+      vtgate.commit('80-', [{ table: 'customer', after: row(3000) }]);
+      assert.ok(await waitFor(() => dataLines(readSinkFile(out).lines).some((l) => idOf(l) === 3000), 10_000));
+      await vtgate.restart();
+      vtgate.commit('80-', [{ table: 'customer', after: row(3001) }]);
+      vtgate.commit('-80', [{ table: 'customer', after: row(3002) }]);
+      assert.ok(
+        await waitFor(() => {
+          const ids = new Set(dataLines(readSinkFile(out).lines).map(idOf));
+          return ids.has(3001) && ids.has(3002);
+        }, 15_000),
+      );
+    } finally {
+      handle.stop();
+      await handle.done;
+    }
+    assert.ok(vtgate.requests.length >= requestsBefore + 2, 'a second VStream was opened');
+    const resumed = vtgate.requests[vtgate.requests.length - 1].vgtid.find((s) => s.shard === '80-');
+    assert.match(resumed?.gtid ?? '', /:1-\d+$/, 'the reconnect asked for a concrete position, not current');
+  });
+
   it('follows a reshard JOURNAL (vitess.stop_on_reshard=true) onto the new shards', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cdc-vt-'));
     const config = parseConfig(
