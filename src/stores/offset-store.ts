@@ -17,6 +17,16 @@ export interface SourceOffset {
   /** Server id and timestamp of the last event, informational. */
   server_id?: number;
   ts_sec?: number;
+  /**
+   * The server that wrote `file`/`pos` (`mysql:<server_uuid>` or `mariadb:<server_id>`): a file/position resumes
+   * only there. Absent in offsets written before it was stored (then the server is assumed unchanged).
+   */
+  server_identity?: string;
+  /**
+   * Bumped each time the capture moves to another server (failover, resumed by GTID): file/position order restarts
+   * there, so offsets are ordered by generation first. Absent means 0.
+   */
+  server_generation?: number;
   /** Set while an initial snapshot is in progress ("true") or finished in this offset's lifetime. */
   snapshot?: boolean;
   snapshot_completed?: boolean;

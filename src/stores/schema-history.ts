@@ -10,7 +10,7 @@ export interface SchemaHistoryEntry {
   /** Monotonic sequence assigned by the writer; orders entries for recovery. */
   seq: number;
   /** Position of the DDL in the binlog (or of the snapshot). */
-  position: Pick<SourceOffset, 'file' | 'pos' | 'gtids'>;
+  position: Pick<SourceOffset, 'file' | 'pos' | 'gtids' | 'server_generation'>;
   ts_ms: number;
   /** Default database of the statement (QUERY event), may be empty. */
   databaseName: string;
@@ -36,8 +36,16 @@ export interface SchemaHistory {
   close(): Promise<void>;
 }
 
-/** Compare binlog coordinates: file names sort by their numeric suffix, then by position. */
-export function compareBinlogPosition(a: { file: string; pos: number }, b: { file: string; pos: number }): number {
+/**
+ * Compare binlog coordinates: the server generation first (another server's files after a failover come later,
+ * whatever their names), then file names (they sort by their numeric suffix), then the position.
+ */
+export function compareBinlogPosition(
+  a: { file: string; pos: number; server_generation?: number },
+  b: { file: string; pos: number; server_generation?: number },
+): number {
+  const byServer = (a.server_generation ?? 0) - (b.server_generation ?? 0);
+  if (byServer !== 0) return byServer;
   if (a.file !== b.file) return a.file < b.file ? -1 : 1;
   return a.pos - b.pos;
 }

@@ -58,6 +58,24 @@ export class MysqlGtidSet implements GtidSet {
     return (this.sets.get(gtid.slice(0, i).toLowerCase()) ?? []).some(([a, b]) => n >= a && n <= b);
   }
 
+  /** The transactions of this set that are not in `other`, printed (empty string when none). */
+  minus(other: MysqlGtidSet): string {
+    const out = new MysqlGtidSet();
+    for (const [source, ivs] of this.sets) {
+      const theirs = other.sets.get(source) ?? [];
+      for (const [a, b] of ivs) {
+        let from = a;
+        for (const [x, y] of theirs) {
+          if (y < from || x > b) continue;
+          if (x > from) out.addInterval(source, from, x - 1);
+          from = Math.max(from, y + 1);
+        }
+        if (from <= b) out.addInterval(source, from, b);
+      }
+    }
+    return out.toString();
+  }
+
   toString(): string {
     const byUuid = new Map<string, string[]>();
     for (const key of [...this.sets.keys()].sort()) {
@@ -95,6 +113,14 @@ export class MariaDbGtidSet implements GtidSet {
   toString(): string {
     return [...this.domains.entries()]
       .sort((a, b) => a[0] - b[0])
+      .map(([d, { server, seq }]) => `${d}-${server}-${seq}`)
+      .join(',');
+  }
+
+  /** Domains where `other` is further on than this position, printed as `other` has them ('' when none). */
+  behind(other: MariaDbGtidSet): string {
+    return [...other.domains]
+      .filter(([d, { seq }]) => (this.domains.get(d)?.seq ?? -1n) < seq)
       .map(([d, { server, seq }]) => `${d}-${server}-${seq}`)
       .join(',');
   }

@@ -13,11 +13,14 @@ import type { SourceOffset } from '../../stores/offset-store.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../../stores/schema-history.js';
 import { BinlogDecoder, type ColumnHint, type TableMapEvent } from './binlog/decoder.js';
 import { BinlogReplicationClient, ResilientBinlogStream } from './binlog/replication/index.js';
+import { readBinlogStatus } from './binlog-status.js';
 import { createRecordFactory, eventOptionsFromConfig } from './record-factory.js';
+import { MAX_DUMP_POSITION, POSITION_LOST_FIX, planResume, type ResumeFacts, type ResumePlan } from './resume-plan.js';
 import type { DatabaseDef, TableDef } from './schema/model.js';
 import { loadSchema, readServerInfo, type ServerInfo, trackerOptionsFor } from './schema/schema-loader.js';
 import { SchemaTracker, type SchemaTrackerOptions } from './schema/schema-tracker.js';
 import { checkTableMap, type TableMapInfo } from './schema/table-map-check.js';
+import { readServerIdentity, type ServerIdentity } from './server-identity.js';
 import {
   ChunkedSnapshotRunner,
   type ChunkTableState,
@@ -28,7 +31,7 @@ import {
 import { runConsistentSnapshot } from './snapshot/consistent-snapshot.js';
 import { SnapshotProgress, type TableProgress } from './snapshot/progress.js';
 import { readServerCharsetVariables, snapshotSchemaStatements } from './snapshot/schema-events.js';
-import { BinlogStreamer } from './streaming/binlog-streamer.js';
+import { BinlogStreamer, type BinlogStreamerOptions } from './streaming/binlog-streamer.js';
 import type { RecordFactory, SchemaPort, SourceInfo } from './streaming/ports.js';
 import { createTableFilter, type TableFilter } from './table-filter.js';
 
@@ -148,27 +151,36 @@ export class MySqlSource implements ChangeSource {
     if (this.stats.phase !== 'streaming' || !this.streamer) return false;
     if (this.chunked?.running) return false;
     this.statusConn ??= await this.options.connect();
-    const server = await readServerInfo(this.statusConn);
-    const stmt =
-      server.flavor === 'mysql' && /^(8\.[4-9]|9\.)/.test(server.version)
-        ? 'SHOW BINARY LOG STATUS'
-        : 'SHOW MASTER STATUS';
-    const [rows] = await this.statusConn.query(stmt);
-    const r = (rows as Array<{ File: string; Position: number | string }>)[0];
+    const r = await readBinlogStatus(this.statusConn);
     if (!r) return true;
     const ours = this.streamer.lastEventEnd;
-    return ours.file === r.File && ours.pos >= Number(r.Position);
+    return ours.file === r.file && ours.pos >= r.pos;
   }
 
   async run(ctx: SourceContext): Promise<void> {
     const { config, logger } = this.options;
     const conn = await this.options.connect();
     let server: ServerInfo;
+    let identity: ServerIdentity;
     try {
       server = await readServerInfo(conn);
+      identity = await readServerIdentity(conn);
     } finally {
       await conn.end().catch(() => {});
     }
+    this.identity = identity;
+    this.generation = ctx.offset?.server_generation ?? 0;
+    if (ctx.offset?.server_identity !== undefined && ctx.offset.server_identity !== identity.key) {
+      // Another server's binlog: its file names and positions are not comparable with the stored ones.
+      this.generation++;
+      logger.warn('the stored offset was written on another server', {
+        stored: ctx.offset.server_identity,
+        server: identity.key,
+      });
+    }
+    // Every offset and schema-history position says which server (generation) it belongs to.
+    const rawEmit = ctx.emit;
+    ctx = { ...ctx, emit: (item) => rawEmit(item.offset ? { ...item, offset: this.stamp(item.offset) } : item) };
     const events = eventOptionsFromConfig(config, 'mysql');
     const records = createRecordFactory(config, events);
     const history = this.options.history;
@@ -177,9 +189,15 @@ export class MySqlSource implements ChangeSource {
     let seq = entries.reduce((m, e) => Math.max(m, e.seq), 0);
     for (const e of entries) {
       const last = this.lastHistoryPosition;
-      if (!last || e.position.file > last.file || (e.position.file === last.file && e.position.pos > last.pos))
-        this.lastHistoryPosition = { file: e.position.file, pos: e.position.pos };
+      if (!last || !positionLeq(e.position, last))
+        this.lastHistoryPosition = {
+          file: e.position.file,
+          pos: e.position.pos,
+          ...(e.position.server_generation ? { server_generation: e.position.server_generation } : {}),
+        };
     }
+    // DDLs at or before the newest history entry are not recorded again; on another server that order is unknown.
+    if ((this.lastHistoryPosition?.server_generation ?? 0) < this.generation) this.lastHistoryPosition = null;
     const trackerOptions = {
       ...trackerOptionsFor(server),
       skipUnparseableDdl: config.schemaHistory.skipUnparseableDdl,
@@ -189,7 +207,8 @@ export class MySqlSource implements ChangeSource {
     let offset = ctx.offset;
     const mode = config.snapshot.mode;
     let tracker: SchemaTracker;
-    const positionLost = offset ? !(await this.binlogFileExists(offset.file)) : false;
+    const plan: ResumePlan | null = offset ? planResume(await this.resumeFacts(offset, identity)) : null;
+    const positionLost = plan?.kind === 'lost';
     const needSnapshot =
       offset === null ||
       offset.snapshot === true ||
@@ -207,9 +226,11 @@ export class MySqlSource implements ChangeSource {
       );
     }
     if (offset && positionLost && mode !== 'when_needed' && !needSnapshot) {
+      const reason = plan?.kind === 'lost' ? plan.reason : 'unknown';
       throw new CdcError(
         'BINLOG_POSITION_LOST',
-        `the stored offset ${offset.file}:${offset.pos} is no longer on the server (binlog purged). Set snapshot.mode=when_needed to take a new snapshot automatically, or increase binlog retention to avoid this`,
+        `the stored offset ${offset.file}:${offset.pos} cannot be resumed on this server: ${reason}. ${POSITION_LOST_FIX}; ` +
+          'increase binlog retention so a stopped connector does not lose its position',
       );
     }
 
@@ -268,6 +289,20 @@ export class MySqlSource implements ChangeSource {
     }
 
     if (ctx.signal.aborted) return;
+    const restarted = offset === ctx.offset;
+    this.resumeByGtid = restarted ? plan?.kind === 'gtid' : !!offset?.gtids && identity.gtidMode;
+    if (plan?.kind === 'file' && !offset!.gtids && identity.flavor === 'mariadb') {
+      // An offset from before GTIDs were tracked: MariaDB computes the GTID position of any file/position.
+      const gtids = await this.gtidsAt(offset!.file, offset!.pos);
+      if (gtids) offset = { ...offset!, gtids };
+    }
+    // MySQL: a GTID set grown from an offset without one is partial; storing it would make it look resumable.
+    this.partialGtids = identity.flavor === 'mysql' && !offset!.gtids;
+    if (this.partialGtids && identity.gtidMode) {
+      logger.warn(
+        'the stored offset has no GTID set: resuming by file/position, and offsets carry no GTIDs until the next snapshot (a failover then needs snapshot.mode=when_needed)',
+      );
+    }
     await this.stream_(ctx, offset!, tracker, records, seq, server);
   }
 
@@ -327,34 +362,31 @@ export class MySqlSource implements ChangeSource {
       columnHints: (db, table, count) => hintsFor(tracker.getTable(db, table), count),
       includeColumns: (db, table) => this.filter(db, table) || `${db}.${table}` === config.filters.signalDataCollection,
     });
-    const streamer = new BinlogStreamer(
-      {
-        decode: (raw) => {
-          const event = decoder.decode(raw);
-          chunked.observe(event, current);
-          return event;
-        },
-        schema,
-        history: this.options.history,
-        records,
-        tableFilter: this.filter,
-        skippedOperations: config.events.skippedOperations,
-        includeSchemaChanges: config.events.includeSchemaChanges,
-        includeQuery: config.events.includeQuery,
-        eventDeserializationFailureHandlingMode: config.engine.eventDeserializationFailureHandlingMode,
-        flavor: server.flavor === 'mariadb' ? 'mariadb' : 'mysql',
-        logger,
-        historyRecordedUpTo: this.lastHistoryPosition,
-        checkTableMap: (def, map) => checkTableMap(def, tableMapInfo(map)).map((m) => m.message),
-        inconsistentSchemaHandlingMode: config.engine.inconsistentSchemaHandlingMode,
-        onEvent: (event) => {
-          this.lastEventAt = Date.now();
-          if (event.header.timestamp > 0) this.stats.lastEventTsMs = event.header.timestamp * 1000;
-        },
+    const streamerOptions: BinlogStreamerOptions = {
+      decode: (raw) => {
+        const event = decoder.decode(raw);
+        chunked.observe(event, current);
+        return event;
       },
-      start,
-      seq,
-    );
+      schema,
+      history: this.history(),
+      records,
+      tableFilter: this.filter,
+      skippedOperations: config.events.skippedOperations,
+      includeSchemaChanges: config.events.includeSchemaChanges,
+      includeQuery: config.events.includeQuery,
+      eventDeserializationFailureHandlingMode: config.engine.eventDeserializationFailureHandlingMode,
+      flavor: server.flavor === 'mariadb' ? 'mariadb' : 'mysql',
+      logger,
+      historyRecordedUpTo: this.lastHistoryPosition,
+      checkTableMap: (def, map) => checkTableMap(def, tableMapInfo(map)).map((m) => m.message),
+      inconsistentSchemaHandlingMode: config.engine.inconsistentSchemaHandlingMode,
+      onEvent: (event) => {
+        this.lastEventAt = Date.now();
+        if (event.header.timestamp > 0) this.stats.lastEventTsMs = event.header.timestamp * 1000;
+      },
+    };
+    const streamer = new BinlogStreamer(streamerOptions, start, seq);
     this.streamer = streamer;
     const stream = new ResilientBinlogStream({
       // The replication client drives mysql2's callback connection underneath the promise wrapper.
@@ -363,6 +395,13 @@ export class MySqlSource implements ChangeSource {
       serverId: config.database.serverId,
       resumePosition: () => {
         const o = streamer.resumeOffset ?? start;
+        if (this.resumeByGtid && o.gtids) return { gtidSet: o.gtids };
+        if (o.pos > MAX_DUMP_POSITION) {
+          throw new CdcError(
+            'BINLOG_POSITION_LOST',
+            `cannot resume at ${o.file}:${o.pos}: the position is past 4 GiB, beyond COM_BINLOG_DUMP's 32-bit start position. Only a GTID resume can start there: enable gtid_mode=ON (MySQL), and keep transactions below max_binlog_size so binlog files stay under 4 GiB`,
+          );
+        }
         return { file: o.file, pos: o.pos };
       },
       heartbeatIntervalMs: Math.min(30_000, Math.max(1000, config.engine.heartbeatIntervalMs || 30_000)),
@@ -390,6 +429,7 @@ export class MySqlSource implements ChangeSource {
     try {
       for await (const ev of stream) {
         if (ctx.signal.aborted) break;
+        if (ev.artificial) this.checkStreamServer(stream.session?.serverKey, streamerOptions);
         await chunked.exclusive(async () => {
           current = { file: ev.file, pos: ev.position };
           await streamer.handle(ev, emit);
@@ -424,7 +464,7 @@ export class MySqlSource implements ChangeSource {
 
   private heartbeatGate: () => boolean = () => true;
   /** Binlog position of the newest schema-history entry at start (DDLs up to it are not recorded again). */
-  private lastHistoryPosition: { file: string; pos: number } | null = null;
+  private lastHistoryPosition: Position | null = null;
 
   private startChunkedRunner(
     ctx: SourceContext,
@@ -502,6 +542,21 @@ export class MySqlSource implements ChangeSource {
     }
   }
 
+  private async resumeFacts(offset: SourceOffset, server: ServerIdentity): Promise<ResumeFacts> {
+    const conn = await this.options.connect();
+    try {
+      const [rows] = await conn.query('SHOW BINARY LOGS');
+      const logs = (rows as Array<{ Log_name: string }>).map((r) => r.Log_name);
+      const oldest = server.flavor === 'mariadb' && logs.length > 0 ? await gtidsAtOn(conn, logs[0], 4) : null;
+      return { offset, server, fileExists: logs.includes(offset.file), oldestGtidPos: oldest };
+    } catch (err) {
+      this.options.logger.warn('cannot list binary logs to check the stored offset', { error: errorMessage(err) });
+      return { offset, server, fileExists: true };
+    } finally {
+      await conn.end().catch(() => {});
+    }
+  }
+
   private async binlogFileExists(file: string): Promise<boolean> {
     const conn = await this.options.connect();
     try {
@@ -515,16 +570,83 @@ export class MySqlSource implements ChangeSource {
     }
   }
 
+  /** The server's current position with the GTID set at exactly that point (MySQL prints it with the position). */
   private async currentPosition(): Promise<SourceOffset> {
     const conn = await this.options.connect();
     try {
-      const [rows] = await conn.query('SHOW MASTER STATUS');
-      const r = (rows as Array<{ File: string; Position: number | string }>)[0];
+      const r = await readBinlogStatus(conn);
       if (!r) throw new CdcError('PREFLIGHT_FAILED', 'binary logging is off on the source: enable log_bin');
-      return { file: r.File, pos: Number(r.Position) };
+      const gtids = this.identity?.flavor === 'mariadb' ? await gtidsAtOn(conn, r.file, r.pos) : r.executedGtids;
+      return { file: r.file, pos: r.pos, ...(gtids ? { gtids } : {}) };
     } finally {
       await conn.end().catch(() => {});
     }
+  }
+
+  private async gtidsAt(file: string, pos: number): Promise<string | null> {
+    const conn = await this.options.connect();
+    try {
+      return await gtidsAtOn(conn, file, pos);
+    } catch (err) {
+      this.options.logger.warn('cannot derive the GTID position of the stored offset', { error: errorMessage(err) });
+      return null;
+    } finally {
+      await conn.end().catch(() => {});
+    }
+  }
+
+  /** The server this capture reads from; offsets carry it (see resume-plan.ts). */
+  private identity: ServerIdentity | null = null;
+  private generation = 0;
+  /** Reconnects (and restarts) position the dump by GTID set rather than file/position. */
+  private resumeByGtid = false;
+  private partialGtids = false;
+
+  private stamp(offset: SourceOffset): SourceOffset {
+    const out: SourceOffset = { ...offset, server_identity: this.identity?.key };
+    if (this.generation > 0) out.server_generation = this.generation;
+    else delete out.server_generation;
+    if (this.partialGtids) delete out.gtids;
+    if (out.server_identity === undefined) delete out.server_identity;
+    return out;
+  }
+
+  /** Schema history whose positions carry the server generation, like offsets. */
+  private history(): SchemaHistory {
+    const inner = this.options.history;
+    return {
+      initializeStorage: () => inner.initializeStorage(),
+      exists: () => inner.exists(),
+      recover: (upTo) => inner.recover(upTo),
+      close: () => inner.close(),
+      record: (entry) =>
+        inner.record(
+          this.generation > 0
+            ? { ...entry, position: { ...entry.position, server_generation: this.generation } }
+            : entry,
+        ),
+    };
+  }
+
+  /**
+   * A reconnect may reach another server (an Aurora failover moves the writer endpoint). By GTID that is safe:
+   * later positions belong to a new generation. By file/position it is not: stop with the fix.
+   */
+  private checkStreamServer(key: string | undefined, streamer: BinlogStreamerOptions): void {
+    if (!key || !this.identity || key === this.identity.key) return;
+    if (!this.resumeByGtid) {
+      throw new CdcError(
+        'BINLOG_POSITION_LOST',
+        `the binlog stream reconnected to another server (${key}; the capture started on ${this.identity.key}) and resumes by binlog file/position, which means nothing there. Enable GTIDs (gtid_mode=ON, enforce_gtid_consistency=ON) so the position carries across servers. ${POSITION_LOST_FIX}`,
+      );
+    }
+    this.options.logger.warn('the binlog stream reconnected to another server; resumed by GTID set', {
+      from: this.identity.key,
+      to: key,
+    });
+    this.identity = { ...this.identity, key };
+    this.generation++;
+    streamer.historyRecordedUpTo = null;
   }
 
   private async loadCurrentSchema(tracker: SchemaTracker): Promise<{ tables: TableDef[]; ddl: Map<string, string> }> {
@@ -555,7 +677,7 @@ export class MySqlSource implements ChangeSource {
         ddl: loaded.ddl.get(id) ?? '',
         tableChanges: [{ type: 'CREATE', id, table: t }],
       };
-      await this.options.history.record(entry);
+      await this.history().record(entry);
     }
     return seq;
   }
@@ -647,7 +769,7 @@ export class MySqlSource implements ChangeSource {
             return applied;
           },
         },
-        history: this.options.history,
+        history: this.history(),
         records,
         tableFilter: this.filter,
         skippedOperations: config.events.skippedOperations,
@@ -701,7 +823,8 @@ export class MySqlSource implements ChangeSource {
     chunked = false,
     interrupted: InterruptedSnapshot | null = null,
   ): Promise<SourceOffset> {
-    const { config, logger, history } = this.options;
+    const { config, logger } = this.options;
+    const history = this.history();
     let createStatements = new Map<string, string>();
     let databases: DatabaseDef[] = [];
     let serverVariables: Record<string, string> = {};
@@ -844,8 +967,21 @@ interface InterruptedSnapshot {
   flavor: string;
 }
 
-function positionLeq(a: { file: string; pos: number }, b: { file: string; pos: number }): boolean {
+type Position = { file: string; pos: number; server_generation?: number };
+
+/** Binlog order, server generation first (see SourceOffset.server_generation). */
+function positionLeq(a: Position, b: Position): boolean {
+  const ga = a.server_generation ?? 0;
+  const gb = b.server_generation ?? 0;
+  if (ga !== gb) return ga < gb;
   return a.file < b.file || (a.file === b.file && a.pos <= b.pos);
+}
+
+/** MariaDB: the GTID position at exactly `file`:`pos` (the server reads that binlog file from its start). */
+async function gtidsAtOn(conn: PromiseConnection, file: string, pos: number): Promise<string | null> {
+  const [rows] = await conn.query('SELECT BINLOG_GTID_POS(?, ?) AS g', [file, pos]);
+  const g = String((rows as Array<{ g: unknown }>)[0]?.g ?? '').replace(/\s+/g, '');
+  return g === '' ? null : g;
 }
 
 /** The TABLE_MAP facts the schema cross-check compares (names, signedness, ENUM/SET values when logged). */

@@ -29,12 +29,16 @@ export interface DynamoDbOffsetStoreOptions {
 }
 
 /**
- * Binlog coordinates as one string that sorts like compareOffsets (file name, then zero-padded pos, event, row), so
+ * Binlog coordinates as one string that sorts like compareOffsets (server generation, file name, then zero-padded
+ * pos, event, row), so
  * DynamoDB can enforce "never backwards" in the condition expression without a read.
  */
 export function positionKey(o: SourceOffset): string {
   const pad = (n: number | undefined, w: number) => String(n ?? 0).padStart(w, '0');
-  return `${o.file}|${pad(o.pos, 20)}|${pad(o.event, 10)}|${pad(o.row, 10)}`;
+  const key = `${o.file}|${pad(o.pos, 20)}|${pad(o.event, 10)}|${pad(o.row, 10)}`;
+  // Generation 0 keeps the original key (stored items stay comparable); later generations sort after every binlog
+  // file name ('~' is above the characters servers use in them) and after each other.
+  return o.server_generation ? `~${pad(o.server_generation, 6)}|${key}` : key;
 }
 
 /**

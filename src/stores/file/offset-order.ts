@@ -2,7 +2,7 @@ import type { SourceOffset } from '../offset-store.js';
 import { compareBinlogPosition } from '../schema-history.js';
 
 /**
- * Total order on offsets for the "never moves backwards" rule: binlog file/pos, then the events and rows already
+ * Total order on offsets for the "never moves backwards" rule: server generation, binlog file/pos, then the events and rows already
  * emitted inside the transaction at `pos`. Equal offsets compare 0 (re-committing the same offset is allowed, e.g.
  * snapshot chunk progress that does not move the binlog position).
  */
@@ -15,5 +15,6 @@ export function compareOffsets(a: SourceOffset, b: SourceOffset): number {
 }
 
 export function describeOffset(o: SourceOffset): string {
-  return `${o.file}:${o.pos}${o.event ? ` event ${o.event}` : ''}${o.row ? ` row ${o.row}` : ''}`;
+  const gen = o.server_generation ? `server generation ${o.server_generation} ` : '';
+  return `${gen}${o.file}:${o.pos}${o.event ? ` event ${o.event}` : ''}${o.row ? ` row ${o.row}` : ''}`;
 }

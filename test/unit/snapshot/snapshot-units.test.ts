@@ -4,11 +4,7 @@ import type { ColumnDef, TableDef } from '../../../src/source/mysql/schema/model
 import { isGlobalLockDenied, isPrivilegeError, SnapshotError } from '../../../src/source/mysql/snapshot/errors.js';
 import { lockTablesStatement } from '../../../src/source/mysql/snapshot/locks.js';
 import { MarkerSequencer } from '../../../src/source/mysql/snapshot/markers.js';
-import {
-  binlogStatusStatement,
-  normalizeGtids,
-  parseServerVersion,
-} from '../../../src/source/mysql/snapshot/server.js';
+import { normalizeGtids, parseServerVersion } from '../../../src/source/mysql/snapshot/server.js';
 import { lockWaitSeconds, quoteTable } from '../../../src/source/mysql/snapshot/sql.js';
 import { defaultSelect, wantsBytes } from '../../../src/source/mysql/snapshot/table-scan.js';
 import type { Row } from '../../../src/source/mysql/values.js';
@@ -156,10 +152,7 @@ describe('snapshot helpers', () => {
     assert.equal(lockWaitSeconds(10_000), 10);
   });
 
-  it('picks the binlog status statement by server version', () => {
-    assert.equal(binlogStatusStatement(parseServerVersion('8.4.3')), 'SHOW BINARY LOG STATUS');
-    assert.equal(binlogStatusStatement(parseServerVersion('8.0.36-log')), 'SHOW MASTER STATUS');
-    assert.equal(binlogStatusStatement(parseServerVersion('11.4.2-MariaDB-log')), 'SHOW MASTER STATUS');
+  it('parses server versions and normalises GTID sets', () => {
     assert.equal(parseServerVersion('10.11.19-MariaDB-0+deb12u1').flavor, 'mariadb');
     assert.equal(normalizeGtids('uuid:1-5,\nuuid2:1-3'), 'uuid:1-5,uuid2:1-3');
     assert.equal(normalizeGtids(''), null);

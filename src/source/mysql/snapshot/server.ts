@@ -4,7 +4,8 @@
  * transaction it runs under.
  */
 import type { Connection, RowDataPacket } from 'mysql2/promise';
-import { describeSqlError, ER_PARSE_ERROR, isPrivilegeError, SnapshotError, sqlError } from './errors.js';
+import { readBinlogStatus as readStatus } from '../binlog-status.js';
+import { describeSqlError, isPrivilegeError, SnapshotError } from './errors.js';
 
 export interface ServerInfo {
   flavor: 'mysql' | 'mariadb';
@@ -36,12 +37,6 @@ export async function detectServer(conn: Connection): Promise<ServerInfo> {
   return parseServerVersion(String(rows[0].v));
 }
 
-/** MySQL 8.2 added SHOW BINARY LOG STATUS and 8.4 removed SHOW MASTER STATUS; MariaDB keeps the old name. */
-export function binlogStatusStatement(server: ServerInfo): string {
-  const modern = server.flavor === 'mysql' && (server.major > 8 || (server.major === 8 && server.minor >= 2));
-  return modern ? 'SHOW BINARY LOG STATUS' : 'SHOW MASTER STATUS';
-}
-
 /** GTID sets print with newlines after commas on MySQL; offsets want one line. */
 export function normalizeGtids(s: string | null | undefined): string | null {
   const t = (s ?? '').replace(/\s+/g, '');
@@ -50,36 +45,33 @@ export function normalizeGtids(s: string | null | undefined): string | null {
 
 /**
  * The server's current binlog coordinates (and, on MySQL, the executed GTID set printed with them, which is
- * read atomically with the position).
+ * read atomically with the position). Which status statement exists is decided in ../binlog-status.ts.
  */
 export async function readBinlogStatus(
   conn: Connection,
-  server: ServerInfo,
+  _server?: ServerInfo,
 ): Promise<{ file: string; pos: number; executedGtids: string | null }> {
-  let stmt = binlogStatusStatement(server);
-  let rows: RowDataPacket[];
+  let status: Awaited<ReturnType<typeof readStatus>>;
   try {
-    [rows] = await conn.query<RowDataPacket[]>(stmt);
+    status = await readStatus(conn);
   } catch (err) {
-    if (sqlError(err).errno === ER_PARSE_ERROR && stmt === 'SHOW BINARY LOG STATUS') {
-      stmt = 'SHOW MASTER STATUS';
-      [rows] = await conn.query<RowDataPacket[]>(stmt);
-    } else if (isPrivilegeError(err)) {
+    if (isPrivilegeError(err)) {
       throw new SnapshotError(
-        `${stmt} was denied (${describeSqlError(err)}): the connector user needs ` +
+        `SHOW BINARY LOG STATUS / SHOW MASTER STATUS was denied (${describeSqlError(err)}): the connector user needs ` +
           `GRANT REPLICATION CLIENT ON *.* (BINLOG MONITOR on MariaDB 10.5+).`,
         { cause: err },
       );
-    } else throw err;
+    }
+    throw err;
   }
-  if (rows.length === 0 || !rows[0].File) {
+  if (!status) {
     throw new SnapshotError(
-      `${stmt} returned no binlog position: binary logging is disabled. Enable it (log_bin, binlog_format=ROW) ` +
-        'before capturing changes; a snapshot without a position cannot be followed by streaming.',
+      'SHOW BINARY LOG STATUS / SHOW MASTER STATUS returned no binlog position: binary logging is disabled. Enable ' +
+        'it (log_bin, binlog_format=ROW) before capturing changes; a snapshot without a position cannot be followed ' +
+        'by streaming.',
     );
   }
-  const r = rows[0];
-  return { file: String(r.File), pos: Number(r.Position), executedGtids: normalizeGtids(r.Executed_Gtid_Set) };
+  return { file: status.file, pos: status.pos, executedGtids: status.executedGtids };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Connection, ConnectionOptions } from 'mysql2';
 import mysql from 'mysql2';
 import type { Logger } from '../../../../common/logger.js';
 import { silentLogger } from '../../../../common/logger.js';
-import { BinlogStreamError, classifyError, describePosition } from './errors.js';
+import { BinlogFailoverError, BinlogStreamError, classifyError, describePosition } from './errors.js';
 import {
   EVENT_HEADER_LENGTH,
   EventType,
@@ -75,6 +75,8 @@ const DEFAULT_HEARTBEAT_MS = 30_000;
 const DEFAULT_MAX_BUFFERED = 8 * 1024 * 1024;
 const DEFAULT_SETUP_TIMEOUT_MS = 30_000;
 const MARIADB_SLAVE_CAPABILITY_GTID = 4;
+const MAX_DUMP_POSITION = 0xffffffff;
+const FOUR_GIB = 2 ** 32;
 
 type Waiter = () => void;
 
@@ -130,8 +132,16 @@ export class BinlogReplicationClient implements AsyncIterable<RawBinlogEvent> {
       throw new RangeError(`serverId must be an integer in 1..4294967295, got ${options.serverId}`);
     }
     const start = options.start;
-    if ('file' in start && (!start.file || !Number.isInteger(start.pos) || start.pos < 4 || start.pos > 0xffffffff)) {
+    if ('file' in start && (!start.file || !Number.isInteger(start.pos) || start.pos < 4)) {
       throw new RangeError(`invalid start position: ${describePosition(start)} (position must be 4..4294967295)`);
+    }
+    if ('file' in start && start.pos > MAX_DUMP_POSITION) {
+      throw new BinlogStreamError(
+        `cannot start at ${describePosition(start)}: COM_BINLOG_DUMP carries a 32-bit position (at most 4294967295). ` +
+          'Resume by GTID set instead (gtid_mode=ON on MySQL), and keep transactions below max_binlog_size so ' +
+          'binlog files stay under 4 GiB.',
+        { retriable: false },
+      );
     }
     this.opts = options;
     this.log = (options.logger ?? silentLogger).child({ component: 'binlog-replication' });
@@ -261,13 +271,38 @@ export class BinlogReplicationClient implements AsyncIterable<RawBinlogEvent> {
     });
     conn.on('error', (err: Error) => this.fail(err));
 
-    const [info] = await this.query<{ version: string; comment: string | null; checksum: string | null; id: number }>(
+    const [info] = await this.query<{
+      version: string;
+      comment: string | null;
+      checksum: string | null;
+      id: number;
+      server_id: number | string;
+      ro: number | string | null;
+    }>(
       'SELECT VERSION() AS version, @@version_comment AS comment, @@global.binlog_checksum AS checksum, ' +
-        'CONNECTION_ID() AS id',
+        'CONNECTION_ID() AS id, @@server_id AS server_id, @@innodb_read_only AS ro',
     );
     const flavor: ServerFlavor = /mariadb/i.test(`${info.version} ${info.comment ?? ''}`) ? 'mariadb' : 'mysql';
     const checksumAlgorithm = (info.checksum ?? 'NONE').toUpperCase();
-    this.sessionInfo = { flavor, serverVersion: info.version, checksumAlgorithm, connectionId: Number(info.id) };
+    let serverKey = `mariadb:${Number(info.server_id)}`;
+    if (flavor === 'mysql') {
+      const [u] = await this.query<{ uuid: string }>('SELECT @@server_uuid AS uuid');
+      serverKey = `mysql:${String(u?.uuid ?? '').toLowerCase()}`;
+    }
+    this.sessionInfo = {
+      flavor,
+      serverVersion: info.version,
+      checksumAlgorithm,
+      connectionId: Number(info.id),
+      serverKey,
+    };
+    if (Number(info.ro) === 1) {
+      // An Aurora reader, or the old writer for the seconds after a failover while DNS still points at it.
+      throw new BinlogFailoverError(
+        'The server is read-only (@@innodb_read_only=ON): it is a reader instance, or the old writer right after ' +
+          'a failover. Point database.hostname at the cluster (writer) endpoint; retrying while a failover settles.',
+      );
+    }
     // Until a FORMAT_DESCRIPTION says otherwise (the fake ROTATE comes first), the negotiated algorithm applies.
     this.checksumLength = checksumAlgorithm === 'CRC32' ? 4 : 0;
     internals.stream.setKeepAlive?.(true, opts.keepAliveInitialDelayMs ?? 10_000);
@@ -443,17 +478,18 @@ export class BinlogReplicationClient implements AsyncIterable<RawBinlogEvent> {
       }
       // log_pos 0: the event has no place in the file (e.g. the FORMAT_DESCRIPTION resent when resuming
       // mid-file); it does not move the position.
-      const positioned = h.nextPosition !== 0 && h.nextPosition >= h.eventSize;
       const artificial = (h.flags & LOG_EVENT_ARTIFICIAL_F) !== 0;
+      const next = h.nextPosition === 0 ? 0 : this.widen(h.nextPosition);
+      const positioned = next !== 0 && next >= h.eventSize;
       if (positioned) {
         ev = {
           ...this.base(raw, h),
           // An artificial event (MariaDB's fake GTID_LIST when resuming by GTID) only says where to continue.
-          position: artificial ? h.nextPosition : h.nextPosition - h.eventSize,
-          nextPosition: h.nextPosition,
+          position: artificial ? next : next - h.eventSize,
+          nextPosition: next,
           artificial,
         };
-        this.pos = h.nextPosition;
+        this.pos = next;
       } else {
         ev = { ...this.base(raw, h), position: this.pos ?? 0, nextPosition: this.pos ?? 0, artificial };
       }
@@ -464,6 +500,17 @@ export class BinlogReplicationClient implements AsyncIterable<RawBinlogEvent> {
       this.resolveReady?.();
     }
     this.push(ev);
+  }
+
+  /**
+   * The header's next-event position is 32-bit: past 4 GiB in one file (a huge transaction) it wraps. Positions
+   * only grow within a file, so a value far below the current one means the next 4 GiB.
+   */
+  private widen(next32: number): number {
+    const cur = this.pos ?? 0;
+    let high = cur - (cur % FOUR_GIB);
+    if (high + next32 < cur - FOUR_GIB / 2) high += FOUR_GIB;
+    return high + next32;
   }
 
   private base(raw: Buffer, h: ReturnType<typeof readEventHeader>): RawBinlogEvent {

@@ -33,6 +33,17 @@ export class BinlogStreamError extends CdcError {
   }
 }
 
+/**
+ * What a failover looks like for a few seconds to minutes (Aurora/RDS): the endpoint still resolves to the old
+ * writer, now a reader with binary logging closed ("binary log is not open") or read-only. Retriable, but only for
+ * a bounded time (ResilientBinlogStream's failoverRetryMs), after which it is reported with its fix.
+ */
+export class BinlogFailoverError extends BinlogStreamError {
+  constructor(message: string, options: { cause?: unknown; errno?: number } = {}) {
+    super(message, { ...options, retriable: true });
+  }
+}
+
 /** Authentication or privilege failure: fatal until the configuration changes. */
 export class BinlogAuthError extends CdcError {
   readonly errno: number | undefined;
@@ -103,9 +114,11 @@ export function classifyError(
 
   if (errno === ER_MASTER_FATAL_ERROR_READING_BINLOG) {
     if (/binary log is not open/i.test(serverMessage)) {
-      return new BinlogStreamError(
-        `Binary logging is off on the server: ${serverMessage}. Enable it (log_bin, binlog_format=ROW).`,
-        { cause: err, retriable: false, errno },
+      return new BinlogFailoverError(
+        `The server's binary log is not open: ${serverMessage}. Right after an Aurora/RDS failover the endpoint ` +
+          'can still reach the old writer (now a reader); otherwise binary logging is off: enable it (log_bin, ' +
+          'binlog_format=ROW; on Aurora set binlog_format in the DB cluster parameter group).',
+        { cause: err, errno },
       );
     }
     if (/same server_uuid|same server[_ ]id/i.test(serverMessage)) {

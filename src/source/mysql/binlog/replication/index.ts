@@ -21,6 +21,7 @@ export {
 } from './client.js';
 export {
   BinlogAuthError,
+  BinlogFailoverError,
   BinlogPositionLostError,
   BinlogStreamError,
   classifyError,

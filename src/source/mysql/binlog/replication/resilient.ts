@@ -7,7 +7,7 @@ import { errorMessage, isRetriable } from '../../../../common/errors.js';
 import type { Logger } from '../../../../common/logger.js';
 import { silentLogger } from '../../../../common/logger.js';
 import { BinlogReplicationClient, type BinlogReplicationClientOptions } from './client.js';
-import { BinlogStreamError, classifyError } from './errors.js';
+import { BinlogFailoverError, BinlogStreamError, classifyError } from './errors.js';
 import type { BinlogStartPosition, RawBinlogEvent, ReplicationClientState, ReplicationSession } from './types.js';
 
 export interface ResilientBinlogStreamOptions extends Omit<BinlogReplicationClientOptions, 'start'> {
@@ -23,6 +23,11 @@ export interface ResilientBinlogStreamOptions extends Omit<BinlogReplicationClie
   maxDelayMs?: number;
   /** Consecutive failed attempts before giving up (default 10; Infinity retries forever). */
   maxAttempts?: number;
+  /**
+   * How long failover symptoms (BinlogFailoverError: binary log not open, read-only server) are retried before
+   * they are reported as fatal (default 300 000 ms: an Aurora failover and its DNS change settle well within it).
+   */
+  failoverRetryMs?: number;
 }
 
 export interface ResilientBinlogStreamState extends ReplicationClientState {
@@ -92,6 +97,7 @@ export class ResilientBinlogStream implements AsyncIterable<RawBinlogEvent> {
   async *[Symbol.asyncIterator](): AsyncGenerator<RawBinlogEvent, void, undefined> {
     const maxAttempts = this.opts.maxAttempts ?? 10;
     let first = true;
+    let failoverSince: number | undefined;
     while (!this.stopped) {
       if (!first) this.counters.reconnects++;
       first = false;
@@ -102,6 +108,7 @@ export class ResilientBinlogStream implements AsyncIterable<RawBinlogEvent> {
       try {
         await client.start();
         established = true;
+        failoverSince = undefined;
         this.counters.consecutiveFailures = 0;
         for await (const ev of client) yield ev;
         if (this.stopped) return;
@@ -111,6 +118,17 @@ export class ResilientBinlogStream implements AsyncIterable<RawBinlogEvent> {
         const e = classifyError(err, start, this.opts.serverId);
         this.lastError = e.message;
         if (!isRetriable(e)) throw e;
+        if (e instanceof BinlogFailoverError) {
+          failoverSince ??= Date.now();
+          const window = this.opts.failoverRetryMs ?? 300_000;
+          if (Date.now() - failoverSince >= window) {
+            throw new BinlogStreamError(`still failing after ${window} ms: ${e.message}`, {
+              cause: e,
+              retriable: false,
+              ...(e.errno !== undefined ? { errno: e.errno } : {}),
+            });
+          }
+        } else failoverSince = undefined;
         if (established) this.counters.disconnects++;
         const failures = ++this.counters.consecutiveFailures;
         if (failures >= maxAttempts) {

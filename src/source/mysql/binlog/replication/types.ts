@@ -34,6 +34,8 @@ export interface ReplicationSession {
   checksumAlgorithm: string;
   /** The server's thread id of the replication connection (for KILL, SHOW PROCESSLIST). */
   connectionId: number;
+  /** Which server this is: `mysql:<server_uuid>` or `mariadb:<server_id>` (see server-identity.ts). */
+  serverKey: string;
 }
 
 /** Counters and gauges for metrics. */
