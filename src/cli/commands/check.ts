@@ -1,12 +1,14 @@
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../common/errors.js';
+import { silentLogger } from '../../common/logger.js';
 import type { CdcConfig } from '../../config/types.js';
-import { DatabaseConnectionError, openConnection } from '../../source/mysql/connection.js';
+import { DatabaseConnectionError } from '../../source/mysql/connection.js';
+import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
 import { formatPreflightReport, runPreflight } from '../../source/mysql/preflight.js';
 import { formatVitessCheckReport, runVitessCheck } from '../../source/vitess/vitess-check.js';
 import { vtgateClientOptions } from '../../source/vitess/vitess-source.js';
 import { VtgateClient } from '../../source/vitess/vtgate-client.js';
-import { CONFIG_OPTIONS, CONFIG_USAGE, connectionOptions, loadCliConfig } from '../config-loader.js';
+import { CONFIG_OPTIONS, CONFIG_USAGE, loadCliConfig } from '../config-loader.js';
 import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
 
 const usage = `usage: cdc check --config <file> [--set key=value]...
@@ -36,9 +38,10 @@ export const checkCommand: Command = {
     const config = await loadCliConfig(values, io);
     if (!config) return ExitCode.USAGE;
     if (config.vitess) return checkVitess(config, io);
-    let conn: Awaited<ReturnType<typeof openConnection>>;
+    let conn: Awaited<ReturnType<ReturnType<typeof createConnectionFactory>>>;
     try {
-      conn = await openConnection(connectionOptions(config));
+      // The capture's own connection path: IAM tokens (mysql_clear_password), rotated secrets.
+      conn = await createConnectionFactory({ config, logger: silentLogger })();
     } catch (err) {
       io.stderr.write(`cdc check: ${errorMessage(err)}\n`);
       return err instanceof DatabaseConnectionError ? ExitCode.CHECK_FAILED : ExitCode.FAILURE;
@@ -46,6 +49,7 @@ export const checkCommand: Command = {
     try {
       const report = await runPreflight(conn, {
         serverId: config.database.serverId,
+        hostname: config.database.hostname,
         snapshotLockingMode: config.snapshot.lockingMode,
       });
       io.stdout.write(`${formatPreflightReport(report)}\n`);

@@ -83,7 +83,8 @@ export function createConnectionFactory(options: ConnectionFactoryOptions): () =
       });
       token = { value, at: Date.now() };
     }
-    return { ...o, password: token.value };
+    // RDS/Aurora verify IAM tokens through the mysql_clear_password plugin.
+    return { ...o, password: token.value, cleartextPassword: true };
   };
   return async () => {
     try {

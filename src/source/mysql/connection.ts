@@ -22,6 +22,11 @@ export interface DatabaseConnectionOptions {
   ssl: { mode: SslMode; ca?: string; cert?: string; key?: string };
   connectTimeoutMs?: number;
   charset?: string;
+  /**
+   * Allow the mysql_clear_password plugin (RDS/Aurora IAM tokens are checked that way). mysql2 refuses it unless
+   * enabled; only set it where TLS is enforced (database.iam.authentication refuses database.ssl.mode=disabled).
+   */
+  cleartextPassword?: boolean;
 }
 
 export type ConnectionFailureReason = 'access_denied' | 'unreachable' | 'tls' | 'unknown_database' | 'other';
@@ -97,6 +102,7 @@ function baseOptions(opts: DatabaseConnectionOptions, ssl: SslOptions | undefine
     ...(ssl ? { ssl } : {}),
     connectTimeout: opts.connectTimeoutMs ?? 10_000,
     charset: opts.charset ?? 'utf8mb4',
+    ...(opts.cleartextPassword ? { enableCleartextPlugin: true } : {}),
     ...VALUE_OPTIONS,
   };
 }
@@ -209,7 +215,8 @@ export async function openConnection(opts: DatabaseConnectionOptions): Promise<C
   try {
     return await connectWith(opts, ssl);
   } catch (err) {
-    if (opts.ssl.mode === 'preferred' && isNoSslSupport(err)) {
+    // Never fall back to plain TCP when the password travels in clear text (IAM tokens).
+    if (opts.ssl.mode === 'preferred' && isNoSslSupport(err) && !opts.cleartextPassword) {
       try {
         return await connectWith(opts, undefined);
       } catch (err2) {
@@ -237,7 +244,8 @@ export async function openPool(opts: DatabaseConnectionOptions, poolOpts: OpenPo
       const probe = await connectWith(opts, ssl);
       await probe.end();
     } catch (err) {
-      if (opts.ssl.mode !== 'preferred' || !isNoSslSupport(err)) throw toConnectionError(err, opts);
+      if (opts.ssl.mode !== 'preferred' || !isNoSslSupport(err) || opts.cleartextPassword)
+        throw toConnectionError(err, opts);
       ssl = undefined;
     }
   }

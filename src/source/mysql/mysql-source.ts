@@ -14,6 +14,7 @@ import type { SchemaHistory, SchemaHistoryEntry } from '../../stores/schema-hist
 import { BinlogDecoder, type ColumnHint, type TableMapEvent } from './binlog/decoder.js';
 import { BinlogReplicationClient, ResilientBinlogStream } from './binlog/replication/index.js';
 import { readBinlogStatus } from './binlog-status.js';
+import { assertNotRdsProxy } from './rds-endpoint.js';
 import { createRecordFactory, eventOptionsFromConfig } from './record-factory.js';
 import { MAX_DUMP_POSITION, POSITION_LOST_FIX, planResume, type ResumeFacts, type ResumePlan } from './resume-plan.js';
 import type { DatabaseDef, TableDef } from './schema/model.js';
@@ -159,6 +160,7 @@ export class MySqlSource implements ChangeSource {
 
   async run(ctx: SourceContext): Promise<void> {
     const { config, logger } = this.options;
+    assertNotRdsProxy(config.database.hostname);
     const conn = await this.options.connect();
     let server: ServerInfo;
     let identity: ServerIdentity;

@@ -5,6 +5,7 @@
  */
 import type { Connection, Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { CdcError, type CdcErrorOptions, errorMessage } from '../../common/errors.js';
+import { isRdsProxyHost, RDS_PROXY_FIX } from './rds-endpoint.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
@@ -47,6 +48,8 @@ export interface PreflightOptions {
   snapshotLockingMode?: string;
   /** Binlog retention below this many hours is a warning (default 24). */
   minRetentionHours?: number;
+  /** database.hostname, to recognise endpoints that cannot replicate (RDS Proxy). */
+  hostname?: string;
 }
 
 /** Preflight could not run (e.g. the connection dropped), or the report has failures (see assertPreflight). */
@@ -129,6 +132,7 @@ export async function runPreflight(conn: Queryable, opts: PreflightOptions): Pro
   const server = await serverInfo(probe, vars);
   const checks: PreflightCheck[] = [];
   checks.push(versionCheck(server));
+  if (opts.hostname !== undefined) checks.push(endpointCheck(opts.hostname));
   checks.push(...binlogChecks(server, vars));
   checks.push(gtidCheck(server, vars, opts));
   checks.push(await retentionCheck(probe, server, vars, opts.minRetentionHours ?? 24));
@@ -203,6 +207,17 @@ function settingFix(s: ServerInfo, name: string, value: string, note = ''): stri
   }
   const quoted = /^\d+$/.test(value) || /^(ON|OFF)$/.test(value) ? value : `'${value}'`;
   return `SET GLOBAL ${name} = ${quoted}; and persist it in my.cnf ([mysqld] ${name}=${value}).${note}`;
+}
+
+function endpointCheck(hostname: string): PreflightCheck {
+  return isRdsProxyHost(hostname)
+    ? {
+        id: 'endpoint.replication',
+        status: 'fail',
+        message: `${hostname} is an RDS Proxy endpoint: it cannot carry the binlog replication connection`,
+        fix: `${RDS_PROXY_FIX}.`,
+      }
+    : { id: 'endpoint.replication', status: 'pass', message: `${hostname} is not a proxy endpoint` };
 }
 
 function versionCheck(s: ServerInfo): PreflightCheck {

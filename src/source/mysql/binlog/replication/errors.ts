@@ -79,6 +79,11 @@ const PRIVILEGE_ERRNOS = new Set([
   1142, // ER_TABLEACCESS_DENIED_ERROR
   1227, // ER_SPECIFIC_ACCESS_DENIED_ERROR (no REPLICATION SLAVE)
 ]);
+/** Answers to COM_REGISTER_SLAVE / COM_BINLOG_DUMP from an endpoint that cannot replicate. */
+const NO_REPLICATION_ERRNOS = new Set([
+  1047, // ER_UNKNOWN_COM_ERROR
+  1235, // ER_NOT_SUPPORTED_YET
+]);
 /** Server errors that are about this session or server state, not about configuration: reconnecting helps. */
 const RETRIABLE_ERRNOS = new Set([
   1040, // ER_CON_COUNT_ERROR
@@ -143,6 +148,14 @@ export function classifyError(
       `The user lacks a privilege binlog replication needs: ${serverMessage}. ` +
         'Grant it REPLICATION SLAVE and REPLICATION CLIENT (MariaDB: REPLICATION SLAVE, BINLOG MONITOR).',
       { cause: err, errno },
+    );
+  }
+  if (loggedIn && errno !== undefined && NO_REPLICATION_ERRNOS.has(errno)) {
+    // A proxy (RDS Proxy, ProxySQL without fast_forward) or a server that does not speak the replication protocol.
+    return new BinlogStreamError(
+      `The endpoint does not support binlog replication: ${serverMessage}. If database.hostname is a proxy (RDS ` +
+        "Proxy, ProxySQL), connect to the database's writer or instance endpoint instead.",
+      { cause: err, retriable: false, errno },
     );
   }
   if ((errno !== undefined && AUTH_ERRNOS.has(errno)) || code === 'HANDSHAKE_NO_SSL_SUPPORT') {
