@@ -10,13 +10,14 @@ import { PartialJsonUpdateError } from '../../../events/envelope.js';
 import type { SinkRecord } from '../../../sinks/sink.js';
 import type { SourceOffset } from '../../../stores/offset-store.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../../../stores/schema-history.js';
-import type { BinlogEvent, QueryEvent, RowsEvent, TableMapEvent } from '../binlog/events.js';
+import type { BinlogEvent, QueryEvent, RowsEvent, TableMapEvent, XaPrepareEvent } from '../binlog/events.js';
 import { schemaChangeEvents } from '../schema/change-events.js';
 import type { TableDef } from '../schema/model.js';
 import { rowEndIndex, versionedChange } from '../schema/system-versioning.js';
 import type { Row } from '../values.js';
 import type { RecordFactory, SchemaPort, SourceInfo } from './ports.js';
 import { TransactionTracker } from './transaction-tracker.js';
+import { parseXaOutcome, XaTransactions, xidKey } from './xa-transactions.js';
 
 /** What the streamer needs of a transport event (see replication/types.ts RawBinlogEvent). */
 export interface RawBinlogEvent {
@@ -59,11 +60,15 @@ export interface BinlogStreamerOptions {
 
 /** sql_mode bit of ANSI_QUOTES in the QUERY event's Q_SQL_MODE status variable. */
 const SQL_MODE_ANSI_QUOTES = 0x4n;
+/** MariaDB GTID flag: the group holds an XA transaction's rows up to its XA PREPARE. */
+const MARIADB_FL_PREPARED_XA = 64;
 const TXN_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|XA\s|SAVEPOINT|RELEASE\s+SAVEPOINT|ROLLBACK\s+TO)/i;
+const ATOMIC_CTAS = /\s+START\s+TRANSACTION\s*$/i;
 const DML = /^\s*(INSERT|UPDATE|DELETE|REPLACE|LOAD\s+DATA|CALL)\b/i;
 
 export class BinlogStreamer {
   readonly tracker: TransactionTracker;
+  private readonly xa = new XaTransactions();
   private historySeq = 0;
   private query: string | null = null;
   private threadId: number | null = null;
@@ -101,12 +106,20 @@ export class BinlogStreamer {
   async handle(ev: RawBinlogEvent, sink: (item: QueueItem) => Promise<void>): Promise<void> {
     const t = this.tracker;
     const emit = (item: QueueItem) => {
-      if (item.offset) this.lastOffset = item.offset;
+      if (item.offset) {
+        // A prepared XA transaction still waits for its outcome: no checkpoint may pass its start.
+        const hold = this.xa.hold;
+        if (hold) item = { ...item, offset: hold };
+        this.lastOffset = item.offset;
+      }
       return sink(item);
     };
     if (ev.artificial && ev.typeCode === ROTATE_EVENT) {
       // A new connection starts with a fake ROTATE; it resumed from `resumeOffset`, so drop half-read state.
-      if (this.connections++ > 0) t.restart(this.lastOffset);
+      if (this.connections++ > 0) {
+        t.restart(this.lastOffset);
+        this.xa.reset();
+      }
     }
     t.file = ev.file;
     t.eventPos = ev.position;
@@ -148,11 +161,15 @@ export class BinlogStreamer {
         // MariaDB logs no BEGIN for DML transactions, so they have no thread id (only DDL's QUERY event has one).
         this.threadId = null;
         t.begin(event.gtid, 'mariadb');
+        // FL_PREPARED_XA: the group is an XA transaction's rows, ended by XA PREPARE (MariaDB logs no XA START).
+        if (event.xid && (event.flags & MARIADB_FL_PREPARED_XA) !== 0) this.xa.open = true;
         return;
       case 'QUERY':
         return this.onQuery(event, emit);
       case 'XID':
         return this.onCommit(emit);
+      case 'XA_PREPARE':
+        return this.onXaPrepare(event, emit);
       case 'MARIADB_ANNOTATE_ROWS':
       case 'ROWS_QUERY':
         this.query = event.query;
@@ -173,13 +190,18 @@ export class BinlogStreamer {
 
   private async onQuery(event: QueryEvent, emit: (item: QueueItem) => Promise<void>): Promise<void> {
     const t = this.tracker;
-    const sql = event.query;
+    // MySQL 8.0.21+ logs CREATE TABLE ... SELECT atomically: the DDL with START TRANSACTION, then its rows and XID.
+    const atomic = ATOMIC_CTAS.exec(event.query);
+    const sql = atomic ? event.query.slice(0, atomic.index) : event.query;
     this.threadId = event.threadId;
     if (TXN_CONTROL.test(sql)) {
       const word = sql.trim().slice(0, 8).toUpperCase();
-      if (word.startsWith('BEGIN') || word.startsWith('XA START')) t.begin();
-      else if (word.startsWith('COMMIT') || word.startsWith('ROLLBACK') || word.startsWith('XA COMMIT'))
-        await this.onCommit(emit);
+      if (word.startsWith('BEGIN')) t.begin();
+      else if (word.startsWith('XA START')) {
+        t.begin();
+        this.xa.open = true;
+      } else if (word.startsWith('XA COMMI') || word.startsWith('XA ROLLB')) await this.onXaOutcome(sql, emit);
+      else if (word.startsWith('COMMIT') || word.startsWith('ROLLBACK')) await this.onCommit(emit);
       return;
     }
     if (DML.test(sql)) {
@@ -226,6 +248,11 @@ export class BinlogStreamer {
         }
       }
     }
+    // The atomic CREATE ... SELECT goes on with its rows: no checkpoint until its XID.
+    if (atomic) {
+      t.begin();
+      return;
+    }
     // A DDL commits implicitly (and MariaDB logs it as a standalone GTID group).
     const offset = t.commit();
     await emit({ record: null, offset });
@@ -260,8 +287,43 @@ export class BinlogStreamer {
     await emit({ record, offset });
   }
 
-  private async onRows(event: RowsEvent, emit: (item: QueueItem) => Promise<void>): Promise<void> {
+  /** XA PREPARE ends the rows part: one-phase commits now, two-phase waits for XA COMMIT / XA ROLLBACK. */
+  private async onXaPrepare(event: XaPrepareEvent, emit: (item: QueueItem) => Promise<void>): Promise<void> {
     const t = this.tracker;
+    if (event.onePhase) {
+      for (const item of this.xa.takeOpen()) await emit(item);
+      return this.onCommit(emit);
+    }
+    const key = xidKey(event.gtrid, event.bqual, event.formatId);
+    this.xa.prepare(key, t.txnGtid, { file: t.file, pos: t.txnStartPos, ...(t.gtidSet ? { gtids: t.gtidSet } : {}) });
+    t.endUncommitted();
+    this.query = null;
+  }
+
+  private async onXaOutcome(sql: string, emit: (item: QueueItem) => Promise<void>): Promise<void> {
+    const outcome = parseXaOutcome(sql);
+    const prepared = outcome ? this.xa.resolve(outcome.key) : undefined;
+    if (outcome?.onePhase) for (const item of this.xa.takeOpen()) await emit(item);
+    else if (prepared) {
+      if (outcome?.commit) for (const item of prepared.items) await emit(item);
+      this.tracker.addGtid(prepared.gtid);
+    } else if (outcome?.commit) {
+      this.options.logger.warn(
+        'XA COMMIT of a transaction prepared before the stream started: its rows were not read, so they are not emitted',
+        { position: `${this.tracker.file}:${this.tracker.eventPos}` },
+      );
+    }
+    return this.onCommit(emit);
+  }
+
+  private async onRows(event: RowsEvent, out: (item: QueueItem) => Promise<void>): Promise<void> {
+    const t = this.tracker;
+    // Rows of an XA transaction wait for its outcome (xa-transactions.ts); they carry no checkpoint.
+    const emit = this.xa.open
+      ? async (item: QueueItem) => {
+          this.xa.buffer(item);
+        }
+      : out;
     const { database, table } = event.table;
     if (!t.inTransaction) t.begin();
     const skip = t.nextRowsEvent();

@@ -110,6 +110,20 @@ export class TransactionTracker {
     return this.offsetAfterEvent();
   }
 
+  /** Ends the current group without committing it (a prepared XA transaction): no GTID joins the set. */
+  endUncommitted(): void {
+    this.inTransaction = false;
+    this.txnGtid = '';
+    this.rowsEventIndex = -1;
+  }
+
+  /** A GTID whose transaction is known to be finished later than its group (XA PREPARE, then COMMIT/ROLLBACK). */
+  addGtid(gtid: string): void {
+    if (!gtid || !this.gtids || gtid.startsWith('00000000-0000-0000-0000-000000000000')) return;
+    this.gtids.add(gtid);
+    this.gtidText = null;
+  }
+
   /** Offset just after the current event, outside any transaction. */
   offsetAfterEvent(): SourceOffset {
     return { file: this.file, pos: this.nextPos, gtids: this.gtidSet, server_id: this.serverId, ts_sec: this.tsSec };
