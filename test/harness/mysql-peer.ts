@@ -56,6 +56,10 @@ export interface MySqlPeerOptions {
   dumpError?: SqlErrorReply;
   /** Extra recordings, tried before the built-in ones. */
   recordings?: Recording[];
+  /** performance_schema.log_status: readable (BACKUP_ADMIN granted, default), denied, or absent (< 8.0.17). */
+  logStatus?: 'granted' | 'denied' | 'absent';
+  /** Percona Server: SHOW STATUS has Binlog_snapshot_file/position/gtid_executed inside a snapshot transaction. */
+  percona?: boolean;
   /** Offer TLS (CLIENT_SSL) with this certificate; RDS always does. */
   tls?: { cert: string; key: string };
 }
@@ -210,6 +214,7 @@ export class MySqlPeer {
     const fd = this.events.find((e) => e.type === EVENT_FORMAT_DESCRIPTION);
     this.checksum = fd ? fd.bytes[fd.bytes.length - 5] === 1 : true;
     this.vars.set('binlog_checksum', this.checksum ? 'CRC32' : 'NONE');
+    this.vars.set('gtid_executed', o.gtidMode === 'ON' ? this.executedGtids : '');
     this.server = createServer((s) => this.accept(s));
   }
 
@@ -295,13 +300,40 @@ export class MySqlPeer {
         rows: [[this.binlogName, this.binlogEnd, 'No']],
       };
     }
-    if (/^SELECT \* FROM performance_schema\.log_status$/i.test(q)) {
+    if (/^(START TRANSACTION WITH CONSISTENT SNAPSHOT(, READ ONLY)?|ROLLBACK|COMMIT)$/i.test(q)) return 'ok';
+    if (/^SHOW STATUS LIKE 'binlog_snapshot_%'$/i.test(q)) {
+      const rows: Array<[string, string | number]> = this.options.percona
+        ? [
+            ['Binlog_snapshot_file', this.binlogName],
+            ['Binlog_snapshot_position', this.binlogEnd],
+            ['Binlog_snapshot_gtid_executed', this.gtidModeOn() ? this.executedGtids : ''],
+          ]
+        : [];
+      return {
+        columns: [
+          { name: 'Variable_name', type: ColumnType.VAR_STRING, flags: NOT_NULL },
+          { name: 'Value', type: ColumnType.VAR_STRING },
+        ],
+        rows,
+      };
+    }
+    if (/^SELECT (\*|LOCAL) FROM performance_schema\.log_status$/i.test(q)) {
+      if (this.options.logStatus === 'absent') {
+        return { errno: 1146, sqlState: '42S02', message: "Table 'performance_schema.log_status' doesn't exist" };
+      }
+      if (this.options.logStatus === 'denied') {
+        return {
+          errno: 1227,
+          sqlState: '42000',
+          message: 'Access denied; you need (at least one of) the BACKUP_ADMIN privilege(s) for this operation',
+        };
+      }
       const local = {
         gtid_executed: this.gtidModeOn() ? this.executedGtids : '',
         binary_log_file: this.binlogName,
         binary_log_position: this.binlogEnd,
       };
-      return {
+      const all: ResultSet = {
         columns: [
           { name: 'SERVER_UUID', type: ColumnType.VAR_STRING, flags: NOT_NULL },
           { name: 'LOCAL', type: ColumnType.JSON, flags: NOT_NULL },
@@ -310,6 +342,8 @@ export class MySqlPeer {
         ],
         rows: [[String(this.vars.get('server_uuid')), JSON.stringify(local), '{"channels": []}', '{}']],
       };
+      if (/^SELECT LOCAL/i.test(q)) return { columns: [all.columns[1]], rows: [[all.rows[0][1]]] };
+      return all;
     }
     if (/^SHOW GLOBAL VARIABLES WHERE Variable_name IN \(/i.test(q)) {
       const names = [...q.matchAll(/'([^']+)'/g)].map((m) => m[1].toLowerCase());

@@ -15,6 +15,8 @@ import { readBinlogStatus, resetBinlogStatusPreference } from '../../src/source/
 import { openConnection } from '../../src/source/mysql/connection.js';
 import { createConnectionFactory } from '../../src/source/mysql/connection-factory.js';
 import { readServerIdentity } from '../../src/source/mysql/server-identity.js';
+import { parseServerVersion } from '../../src/source/mysql/snapshot/server.js';
+import { startLockFreeSnapshot } from '../../src/source/mysql/snapshot/snapshot-position.js';
 import { type MySqlPeer, startMySqlPeer } from '../harness/mysql-peer.js';
 import { makeTlsMaterial, type TlsMaterial } from '../harness/tls.js';
 import { fixture as fixturePath } from '../unit/binlog/helpers.js';
@@ -182,6 +184,55 @@ describe('failover symptoms are retried for a bounded time, then reported with t
         /still failing after 400 ms: The server's binary log is not open.*failover/,
       );
       assert.ok(peer.dumps.length >= 2, `the dump was retried (${peer.dumps.length} attempts)`);
+    });
+  });
+});
+
+describe('lock-free snapshot positions on MySQL (snapshot.locking.mode=none, chunk low watermarks)', () => {
+  const mysql84 = parseServerVersion('8.4.3');
+  async function lockFree(opts: Parameters<typeof startMySqlPeer>[0], forWindows: boolean) {
+    return withPeer({ binlogFile: BINLOG, serverUuid: UUID, ...opts }, async (peer) => {
+      const conn = await openConnection(plain(peer));
+      try {
+        return { position: await startLockFreeSnapshot(conn, mysql84, forWindows), statements: peer.statements };
+      } finally {
+        await conn.end();
+      }
+    });
+  }
+
+  test('performance_schema.log_status, read before the read view, gives the position and the GTID set', async () => {
+    for (const forWindows of [false, true]) {
+      const { position, statements } = await lockFree({}, forWindows);
+      assert.deepEqual(position, {
+        file: 'mysql-enum-string-set.000001',
+        pos: 3331,
+        gtids: `${UUID}:1-5`,
+        source: 'log_status',
+      });
+      const at = (re: RegExp) => statements.findIndex((q) => re.test(q));
+      assert.ok(at(/log_status/) < at(/^START TRANSACTION WITH CONSISTENT SNAPSHOT/));
+    }
+  });
+
+  test('without BACKUP_ADMIN: gtid_executed for a GTID resume; chunk windows and gtid_mode=OFF are refused', async () => {
+    const { position } = await lockFree({ logStatus: 'denied' }, false);
+    assert.equal(position.source, 'gtid_executed');
+    assert.equal(position.gtids, `${UUID}:1-5`);
+    await assert.rejects(lockFree({ logStatus: 'denied' }, true), /chunked snapshot.*Grant BACKUP_ADMIN/);
+    await assert.rejects(
+      lockFree({ logStatus: 'absent', gtidMode: 'OFF' }, false),
+      /snapshot\.locking\.mode=none needs .*BACKUP_ADMIN.*gtid_mode=ON.*snapshot\.locking\.mode=minimal/,
+    );
+  });
+
+  test('Percona Server: Binlog_snapshot_file/position/gtid_executed are used where offered', async () => {
+    const { position } = await lockFree({ percona: true, logStatus: 'denied', gtidMode: 'OFF' }, true);
+    assert.deepEqual(position, {
+      file: 'mysql-enum-string-set.000001',
+      pos: 3331,
+      gtids: null,
+      source: 'binlog_snapshot',
     });
   });
 });

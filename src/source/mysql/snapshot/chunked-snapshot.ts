@@ -4,8 +4,8 @@
  *
  * Per table, chunks of `chunkSize` rows in primary-key order (`WHERE pk > last ORDER BY pk LIMIT n`). Per chunk:
  *   1. low watermark LW: the binlog position whose commits the chunk's read view contains for certain
- *      (MariaDB: Binlog_snapshot_position of a START TRANSACTION WITH CONSISTENT SNAPSHOT, exact; MySQL: SHOW
- *      BINARY LOG STATUS read before the read view is created);
+ *      (MariaDB/Percona: Binlog_snapshot_position of a START TRANSACTION WITH CONSISTENT SNAPSHOT, exact; MySQL:
+ *      performance_schema.log_status read before the read view is created — see snapshot-position.ts);
  *   2. the chunk SELECT, into a buffer keyed by primary key;
  *   3. high watermark HW: SHOW MASTER STATUS after the SELECT;
  *   4. the window is handed to the streaming loop, which removes from the buffer every key touched by a row event
@@ -27,13 +27,8 @@ import type { RecordFactory, SourceInfo } from '../streaming/ports.js';
 import type { CellValue, Row } from '../values.js';
 import { describeSqlError } from './errors.js';
 import type { SnapshotProgress } from './progress.js';
-import {
-  detectServer,
-  readBinlogStatus,
-  readMariaDbSnapshotPosition,
-  type ServerInfo,
-  serverTimeMs,
-} from './server.js';
+import { detectServer, readBinlogStatus, type ServerInfo, serverTimeMs } from './server.js';
+import { startLockFreeSnapshot } from './snapshot-position.js';
 import { quoteId } from './sql.js';
 import { defaultSelect, scanTable } from './table-scan.js';
 
@@ -511,11 +506,9 @@ export class ChunkedSnapshotRunner {
 
   private async fillWindow(conn: Connection, server: ServerInfo, w: Window, after: StoredKeyPart[] | null) {
     const { def, pk, buffer, touched } = w;
-    const before = await readBinlogStatus(conn, server);
-    await conn.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
-    // MariaDB: the binlog position exactly matching the read view; MySQL: the status read before it.
-    const exact = server.flavor === 'mariadb' ? await readMariaDbSnapshotPosition(conn) : null;
-    w.lw = exact ?? { file: before.file, pos: before.pos };
+    // The position of the read view: every transaction before it is visible (snapshot-position.ts).
+    const lw = await startLockFreeSnapshot(conn, server, true);
+    w.lw = { file: lw.file, pos: lw.pos };
     w.tsMs = await serverTimeMs(conn);
     let lastRow: Row | null = null;
     const sql = chunkSql(def, after, this.opts.chunkSize);

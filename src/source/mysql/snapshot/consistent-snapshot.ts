@@ -26,10 +26,10 @@ import {
   detectServer,
   gtidsAt,
   readBinlogStatus,
-  readMariaDbSnapshotPosition,
   type ServerInfo,
   serverTimeMs,
 } from './server.js';
+import { type PositionSource, readSnapshotStatus, startLockFreeSnapshot } from './snapshot-position.js';
 import { defaultSelect, scanTable } from './table-scan.js';
 import { type CapturedTable, listCapturedTables } from './tables.js';
 
@@ -80,7 +80,7 @@ export interface SnapshotResult {
   /** The lock actually used: 'global' (FTWRL), 'tables' (LOCK TABLES fallback) or 'none'. */
   lockMode: 'global' | 'tables' | 'none';
   /** Where the position came from: MariaDB's binlog_snapshot_* (exact for the transaction) or the binlog status. */
-  positionSource: 'binlog_snapshot' | 'binlog_status';
+  positionSource: PositionSource;
   tables: TableDef[];
   /** Rows emitted per 'db.table'. */
   rows: Record<string, number>;
@@ -315,10 +315,10 @@ async function prepareScanSession(conn: Connection, server: ServerInfo): Promise
 
 /**
  * START TRANSACTION WITH CONSISTENT SNAPSHOT and the binlog position belonging to it.
- * - MariaDB: Binlog_snapshot_file/position is exact for the transaction in every mode.
- * - MySQL under a lock: no captured-table commit can happen, so the status read after the start matches.
- * - MySQL without a lock: the position is read *before* the transaction starts, so a commit racing the two
- *   reads is replayed by streaming (a duplicate) instead of being lost.
+ * - Without a lock: snapshot-position.ts (Binlog_snapshot_* on MariaDB/Percona; on MySQL log_status or
+ *   gtid_executed read before the read view, else refused).
+ * - Under a lock no captured-table commit can happen, so the status read after the start matches; where the
+ *   server offers Binlog_snapshot_* (MariaDB, Percona) that exact position is used.
  */
 async function startTransactionAt(
   conn: Connection,
@@ -326,21 +326,22 @@ async function startTransactionAt(
   lockMode: 'global' | 'tables' | 'none',
   log: Logger,
 ): Promise<{ position: BinlogPosition; positionSource: SnapshotResult['positionSource'] }> {
-  const before = server.flavor === 'mysql' && lockMode === 'none' ? await readBinlogStatus(conn, server) : null;
+  if (lockMode === 'none') {
+    const { source, ...position } = await startLockFreeSnapshot(conn, server, false);
+    return { position, positionSource: source };
+  }
   await conn.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
-  const status = before ?? (await readBinlogStatus(conn, server));
-  if (server.flavor === 'mariadb') {
-    const snap = await readMariaDbSnapshotPosition(conn);
-    if (snap) {
-      if (lockMode === 'global' && (snap.file !== status.file || snap.pos !== status.pos)) {
-        // Cannot happen under FTWRL; if it does, the snapshot's own position is the right one.
-        log.warn('binlog_snapshot position differs from SHOW MASTER STATUS under the global lock', {
-          snapshot: snap,
-          status: { file: status.file, pos: status.pos },
-        });
-      }
-      return { position: { ...snap, gtids: null }, positionSource: 'binlog_snapshot' };
+  const status = await readBinlogStatus(conn, server);
+  const snap = await readSnapshotStatus(conn);
+  if (snap) {
+    if (lockMode === 'global' && (snap.file !== status.file || snap.pos !== status.pos)) {
+      // Cannot happen under FTWRL; if it does, the snapshot's own position is the right one.
+      log.warn('binlog_snapshot position differs from the binlog status under the global lock', {
+        snapshot: { file: snap.file, pos: snap.pos },
+        status: { file: status.file, pos: status.pos },
+      });
     }
+    return { position: { ...snap, gtids: snap.gtids ?? status.executedGtids }, positionSource: 'binlog_snapshot' };
   }
   return {
     position: { file: status.file, pos: status.pos, gtids: status.executedGtids },

@@ -75,20 +75,6 @@ export async function readBinlogStatus(
 }
 
 /**
- * MariaDB only: the binlog position that is exactly consistent with the current
- * START TRANSACTION WITH CONSISTENT SNAPSHOT (MariaDB takes the snapshot and the position under the same
- * commit-ordering mutex). Outside such a transaction it equals SHOW MASTER STATUS. Null when unavailable.
- */
-export async function readMariaDbSnapshotPosition(conn: Connection): Promise<{ file: string; pos: number } | null> {
-  const [rows] = await conn.query<RowDataPacket[]>("SHOW STATUS LIKE 'binlog_snapshot_%'");
-  const get = (name: string) => rows.find((r) => String(r.Variable_name).toLowerCase() === name)?.Value;
-  const file = get('binlog_snapshot_file');
-  const pos = get('binlog_snapshot_position');
-  if (!file || pos === undefined) return null;
-  return { file: String(file), pos: Number(pos) };
-}
-
-/**
  * The GTID set matching `at`. MariaDB: BINLOG_GTID_POS(file, pos) computes it for exactly that position (it reads
  * the binlog file from its start, a one-off cost); MySQL: the Executed_Gtid_Set read together with the position.
  * Returns null when GTIDs are not in use or cannot be derived (streaming then resumes by file/position).
