@@ -2,7 +2,8 @@
  * Snapshot throughput: 1,000,000 rows (~600 bytes, several column types; two tables of 500,000; SNAPSHOT_BENCH_ROWS) read by
  * MySqlSource into a no-op sink (records are built, then dropped), in consistent mode and in chunked mode with
  * 1 and 2 threads. Reference, same run and server: `mariadb --quick -e 'SELECT * ...' > /dev/null` (the raw
- * read ceiling of the text protocol). RSS is sampled during each run (its max is the memory figure).
+ * read ceiling of the text protocol). RSS is sampled during each run (its max is the memory figure). Second
+ * reference, same run: Debezium's embedded engine snapshotting the same tables (bench/support/debezium-reference.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { MySqlSource } from '../src/source/mysql/mysql-source.js';
 import { FileSchemaHistory } from '../src/stores/file/file-schema-history.js';
 import { startMariaDb } from '../test/harness/mariadb.js';
 import type { Figure } from './harness.js';
+import { DEBEZIUM_REF, debeziumSnapshot } from './support/debezium-reference.js';
 
 /** Env SNAPSHOT_BENCH_ROWS: rows in all (default 1,000,000), split over the two tables. */
 const ROWS_PER_TABLE = Math.max(1, Math.floor(Number(process.env.SNAPSHOT_BENCH_ROWS ?? 1_000_000) / 2));
@@ -157,6 +159,12 @@ export async function run(): Promise<Figure[]> {
     const consistent = await capture({ 'snapshot.mode': 'initial_only' });
     const chunked1 = await capture({ 'snapshot.chunked': 'true', 'snapshot.max.threads': '1' });
     const chunked2 = await capture({ 'snapshot.chunked': 'true', 'snapshot.max.threads': '2' });
+    const dbz = await debeziumSnapshot(
+      server,
+      TABLES.map((t) => `${db}.${t}`),
+      TABLES.length * ROWS_PER_TABLE,
+    );
+    process.stderr.write(`debezium snapshot: ${JSON.stringify(dbz)}\n`);
     const refText = `mariadb --quick -e 'SELECT * ...' > /dev/null, same ${TABLES.length * ROWS_PER_TABLE} rows`;
     const figures: Figure[] = [];
     for (const [name, r] of [
@@ -181,6 +189,24 @@ export async function run(): Promise<Figure[]> {
         lowerIsBetter: true,
       });
     }
+    const dbzWhat = `${DEBEZIUM_REF}, same ${TABLES.length * ROWS_PER_TABLE} rows, first to last record`;
+    figures.push(
+      {
+        name: 'snapshot.vs_debezium.rows_per_s',
+        ours: Math.round(consistent.rowsPerS),
+        reference: dbz.rowsPerS,
+        unit: 'rows/s',
+        ref: `${dbzWhat}; ours = consistent snapshot`,
+      },
+      {
+        name: 'snapshot.vs_debezium.peak_rss_mb',
+        ours: Math.round(Math.max(consistent.peakRssMb, chunked1.peakRssMb, chunked2.peakRssMb)),
+        reference: dbz.peakRssMb,
+        unit: 'MB',
+        ref: `${DEBEZIUM_REF}: the JVM's VmHWM (default heap); ours = the worst of our three modes`,
+        lowerIsBetter: true,
+      },
+    );
     return figures;
   } finally {
     await server.stop();

@@ -41,9 +41,12 @@ export interface ConnectSchema {
   values?: ConnectSchema;
 }
 
+/** JsonConverter spells Connect's FLOAT32/FLOAT64 as "float"/"double" (JsonSchema.FLOAT_TYPE_NAME, DOUBLE_TYPE_NAME). */
+const JSON_TYPE_NAMES: Partial<Record<ConnectType, string>> = { float32: 'float', float64: 'double' };
+
 /** JSON text of a schema in JsonConverter's layout; `field` is appended for struct members. */
 export function schemaToJson(schema: ConnectSchema, field?: string): string {
-  let out = `{"type":"${schema.type}"`;
+  let out = `{"type":"${JSON_TYPE_NAMES[schema.type] ?? schema.type}"`;
   if (schema.fields) out += `,"fields":[${schema.fields.map((f) => schemaToJson(f.schema, f.field)).join(',')}]`;
   if (schema.items) out += `,"items":${schemaToJson(schema.items)}`;
   if (schema.keys) out += `,"keys":${schemaToJson(schema.keys)}`;

@@ -3,7 +3,7 @@
  * JVM against a harness MariaDB and reads its NDJSON, line-compatible with the file sink's output.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -120,7 +120,9 @@ export function startOracle(db: MariaDbServer, opts: OracleOptions): OracleRun {
   if (opts.discard) args.push('--discard');
   const child = spawn('java', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
+  const log = createWriteStream(join(dir, 'stderr.log'));
   child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    log.write(d);
     stderr = (stderr + d).slice(-200_000);
   });
   const exited = new Promise<number | null>((res, rej) => {
@@ -130,7 +132,9 @@ export function startOracle(db: MariaDbServer, opts: OracleOptions): OracleRun {
   const done = exited.then((code) => {
     const m = /ORACLE-SUMMARY (\{.*\})/.exec(stderr);
     if (code !== 0 || !m) {
-      throw new OracleError(`Debezium oracle exited with ${code}; stderr tail:\n${stderr.slice(-6000)}`);
+      throw new OracleError(
+        `Debezium oracle exited with ${code}; stderr (all of it in ${dir}/stderr.log):\n${stderr.slice(-6000)}`,
+      );
     }
     const text = existsSync(out) ? readFileSync(out, 'utf8') : '';
     const lines = text

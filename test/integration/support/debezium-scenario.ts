@@ -3,7 +3,7 @@
  * gets its own database; every Debezium JVM runs at once (JVM start dominates on 2 cores), ours in-process.
  */
 import type { MariaDbServer } from '../../harness/mariadb.js';
-import { captureEnv, type SinkLine } from './capture.js';
+import { type CaptureEnv, captureEnv, type SinkLine } from './capture.js';
 import { type OracleRun, startOracle } from './debezium-oracle.js';
 
 export interface Scenario {
@@ -23,6 +23,8 @@ export interface ScenarioResult {
   database: string;
   debezium: SinkLine[];
   ours: SinkLine[];
+  /** Our capture stopped with this error (its records up to then are in `ours`). */
+  oursError?: string;
 }
 
 const SENTINEL = 'zz_sentinel';
@@ -32,9 +34,10 @@ function sql(statements: string[], db: string): string[] {
 }
 
 /** Cuts a stream before the sentinel row (written last): what follows it depends on when each side stopped. */
-function untilSentinel(lines: SinkLine[], db: string): SinkLine[] {
+function untilSentinel(lines: SinkLine[], db: string, required = true): SinkLine[] {
   const topic = `it.${db}.${SENTINEL}`;
-  const i = lines.findIndex((l) => l.topic === topic);
+  let i = lines.findIndex((l) => l.topic === topic);
+  if (i < 0 && !required) i = lines.length;
   if (i < 0) throw new Error(`the sentinel row of ${db} never arrived (${lines.length} records)`);
   return lines
     .slice(0, i)
@@ -56,7 +59,7 @@ export async function runScenarios(server: MariaDbServer, scenarios: Scenario[])
     const props: Record<string, string> = {
       'database.include.list': database,
       ...(scenario.schemas ? { 'key.converter.schemas.enable': 'true', 'value.converter.schemas.enable': 'true' } : {}),
-      ...scenario.props,
+      ...Object.fromEntries(Object.entries(scenario.props ?? {}).map(([k, v]) => [k, v.replaceAll('$db', database)])),
     };
     const oracle = startOracle(server, {
       props,
@@ -67,9 +70,16 @@ export async function runScenarios(server: MariaDbServer, scenarios: Scenario[])
   }
   try {
     const envs = [];
-    for (const p of prepared) {
+    const errors = new Map<number, string>();
+    const run = async (i: number, env: CaptureEnv) => {
+      if (errors.has(i)) return;
+      await env.runUntilIdle().catch((err: unknown) => {
+        errors.set(i, err instanceof Error ? err.message : String(err));
+      });
+    };
+    for (const [i, p] of prepared.entries()) {
       const env = captureEnv(server, p.database, p.props);
-      await env.runUntilIdle();
+      await run(i, env);
       envs.push(env);
     }
     await Promise.all(prepared.map((p) => p.oracle.ready()));
@@ -84,13 +94,15 @@ export async function runScenarios(server: MariaDbServer, scenarios: Scenario[])
     }
     const results: ScenarioResult[] = [];
     for (const [i, p] of prepared.entries()) {
-      const ours = await envs[i]!.runUntilIdle();
+      await run(i, envs[i]!);
       const { lines } = await p.oracle.done;
+      const error = errors.get(i);
       results.push({
         scenario: p.scenario,
         database: p.database,
         debezium: untilSentinel(lines, p.database),
-        ours: untilSentinel(ours, p.database),
+        ours: untilSentinel(envs[i]!.lines(), p.database, !error),
+        ...(error ? { oursError: error } : {}),
       });
     }
     return results;

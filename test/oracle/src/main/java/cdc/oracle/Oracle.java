@@ -107,7 +107,8 @@ public final class Oracle {
 
     JsonConverter keyConv = converter(schemas, true);
     JsonConverter valueConv = converter(schemas, false);
-    JsonConverter headerConv = converter(schemas, false);
+    // Header values as plain JSON (no {schema, payload} wrapper), as our sinks write them.
+    JsonConverter headerConv = converter(false, false);
     OutputStream out =
         discard
             ? OutputStream.nullOutputStream()
@@ -211,7 +212,27 @@ public final class Oracle {
     synchronized (stats) {
       out.flush();
     }
-    engine.close();
+    // A connector stuck in a retry loop may not close: never let that keep the JVM alive.
+    final int exitIfStuck = exit == 0 ? 4 : exit;
+    Thread watchdog =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(15_000);
+              } catch (InterruptedException e) {
+                return;
+              }
+              System.err.println("oracle: engine did not close within 15 s");
+              System.err.flush();
+              Runtime.getRuntime().halt(exitIfStuck);
+            });
+    watchdog.setDaemon(true);
+    watchdog.start();
+    try {
+      engine.close();
+    } catch (IllegalStateException e) {
+      // the engine already stopped itself (a connector failure, reported below)
+    }
     executor.shutdown();
     executor.awaitTermination(30, TimeUnit.SECONDS);
     if (engineError.get() != null) {
