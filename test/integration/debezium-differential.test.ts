@@ -82,6 +82,14 @@ const SCENARIOS: Scenario[] = [
       'INSERT INTO $db.uniq VALUES (1, 2, 3)',
     ],
     stream: [
+      "INSERT INTO $db.keyless VALUES (2,'l')",
+      "UPDATE $db.keyless SET b='m' WHERE a=1",
+      'DELETE FROM $db.keyless WHERE a=2',
+      'INSERT INTO $db.uniq VALUES (2, 3, 4)',
+      'UPDATE $db.uniq SET a=5 WHERE a=1',
+      'DELETE FROM $db.uniq WHERE a=2',
+      'UPDATE $db.b_two SET id=3 WHERE id=1',
+      'DELETE FROM $db.b_two WHERE id=2',
       'CREATE TABLE $db.t1 (id INT PRIMARY KEY, a VARCHAR(10))',
       "INSERT INTO $db.t1 VALUES (1,'a')",
       'ALTER TABLE $db.t1 ADD COLUMN b INT DEFAULT 5 AFTER id',
@@ -98,27 +106,20 @@ const SCENARIOS: Scenario[] = [
       "INSERT INTO $db.t1 (id, b, a3) VALUES (3, 1, 'c')",
       'ALTER TABLE $db.t1 ADD COLUMN tmp INT FIRST',
       'ALTER TABLE $db.t1 DROP COLUMN tmp',
-      'SET STATEMENT max_statement_time=100 FOR ALTER TABLE $db.t1 ADD COLUMN c INT',
-      "INSERT INTO $db.t1 (id, a3, c) VALUES (4, 'd', 4)",
       'RENAME TABLE $db.t1 TO $db.t2',
-      "INSERT INTO $db.t2 (id, a3, c) VALUES (5, 'e', 5)",
+      "INSERT INTO $db.t2 (id, a3) VALUES (5, 'e')",
       'ALTER TABLE $db.t2 RENAME TO $db.t3',
       'TRUNCATE TABLE $db.t3',
-      "INSERT INTO $db.t3 (id, a3, c) VALUES (6, 'f', 6)",
+      "INSERT INTO $db.t3 (id, a3) VALUES (6, 'f')",
       'DROP TABLE $db.t3',
       'CREATE TABLE $db.bj (id INT PRIMARY KEY, f BOOLEAN, j JSON)',
       'INSERT INTO $db.bj VALUES (1, TRUE, \'{"k": 1}\')',
       'USE $db; ALTER TABLE $db_x.other ADD COLUMN w INT',
       'INSERT INTO $db_x.other VALUES (1, 2, 3)',
-      "INSERT INTO $db.keyless VALUES (2,'l')",
-      "UPDATE $db.keyless SET b='m' WHERE a=1",
-      'DELETE FROM $db.keyless WHERE a=2',
-      'INSERT INTO $db.uniq VALUES (2, 3, 4)',
-      'UPDATE $db.uniq SET a=5 WHERE a=1',
-      'DELETE FROM $db.uniq WHERE a=2',
-      'UPDATE $db.b_two SET id=3 WHERE id=1',
-      'DELETE FROM $db.b_two WHERE id=2',
       'DROP DATABASE $db_x',
+      // Last: while SET STATEMENT ... FOR is not applied (issue 13 item 2) our next row on the table fails.
+      'SET STATEMENT max_statement_time=100 FOR ALTER TABLE $db.bj ADD COLUMN c INT',
+      "INSERT INTO $db.bj VALUES (2, FALSE, '[]', 4)",
     ],
   },
   {
@@ -182,7 +183,8 @@ test('Debezium and cdc run produce the same events, up to the documented differe
         record,
       });
     }
-    const c = classify(diffs, KNOWN_DIFFERENCES);
+    const databases = [r.database, `${r.database}_x`];
+    const c = classify(diffs, KNOWN_DIFFERENCES, { databases, debezium: r.debezium, ours: r.ours });
     for (const [k, n] of c.observed) observed.set(k, (observed.get(k) ?? 0) + n);
     if (c.unexplained.length > 0) {
       problems.push(`scenario ${r.scenario.name} (${r.database}):\n${describe(c.unexplained)}`);

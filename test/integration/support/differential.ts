@@ -203,10 +203,18 @@ export function compareStreams(debezium: SinkLine[], ours: SinkLine[]): Diff[] {
   return diffs;
 }
 
+/** What a matcher may consult besides the difference itself. */
+export interface DiffContext {
+  /** The databases the scenario captures. */
+  databases: string[];
+  debezium: SinkLine[];
+  ours: SinkLine[];
+}
+
 export interface KnownDifference {
   /** Stable name, listed in docs/debezium-compatibility.md. */
   name: string;
-  matches(d: Diff): boolean;
+  matches(d: Diff, ctx: DiffContext): boolean;
 }
 
 export interface Classification {
@@ -214,11 +222,11 @@ export interface Classification {
   observed: Map<string, number>;
 }
 
-export function classify(diffs: Diff[], known: KnownDifference[]): Classification {
+export function classify(diffs: Diff[], known: KnownDifference[], ctx: DiffContext): Classification {
   const observed = new Map<string, number>();
   const unexplained: Diff[] = [];
   for (const d of diffs) {
-    const rule = known.find((k) => k.matches(d));
+    const rule = known.find((k) => k.matches(d, ctx));
     if (rule) observed.set(rule.name, (observed.get(rule.name) ?? 0) + 1);
     else unexplained.push(d);
   }

@@ -46,7 +46,11 @@ describe('differential comparison of Debezium and our streams', () => {
     const dbz = [row(1, 'a', {})];
     (dbz[0]!.value!.source as Record<string, unknown>).pos = 180;
     (dbz[0]!.value!.source as Record<string, unknown>).ts_ms = 2000;
-    const c = classify(compareStreams(dbz, [row(1, 'a')]), KNOWN_DIFFERENCES);
+    const c = classify(compareStreams(dbz, [row(1, 'a')]), KNOWN_DIFFERENCES, {
+      databases: ['db'],
+      debezium: dbz,
+      ours: [],
+    });
     assert.deepEqual([...c.observed], [['source-pos-rows-event', 1]]);
     assert.deepEqual(
       c.unexplained.map((d) => d.path),
