@@ -117,7 +117,7 @@ const SCENARIOS: Scenario[] = [
       'USE $db; ALTER TABLE $db_x.other ADD COLUMN w INT',
       'INSERT INTO $db_x.other VALUES (1, 2, 3)',
       'DROP DATABASE $db_x',
-      // Last: while SET STATEMENT ... FOR is not applied (issue 13 item 2) our next row on the table fails.
+      // Last: a schema model that ignores SET STATEMENT ... FOR fails on the next row of the table.
       'SET STATEMENT max_statement_time=100 FOR ALTER TABLE $db.bj ADD COLUMN c INT',
       "INSERT INTO $db.bj VALUES (2, FALSE, '[]', 4)",
     ],
