@@ -4,8 +4,8 @@
  * production MySqlSource + CaptureTask), vs @vlasky/zongji delivering the same rows from the same server to a
  * no-op handler. Workloads (bench/support/binlog-workload.ts): 200k inserts + 200k updates of an 8-column table,
  * and a quarter of that of a 50-column mixed-type table (wide) and of a table with a ~1 KB JSON document (json),
- * so a speed-up that only fits one shape shows. Each reader runs in its own child process so its peak RSS is its
- * own; figures are medians of RUNS runs.
+ * so a speed-up that only fits one shape shows. Each reader runs in its own child process, as compiled JavaScript
+ * like the image (readerScript), so its peak RSS is its own; figures are medians of RUNS runs.
  * Env: STREAMING_BENCH_ROWS (inserts = updates of the narrow table, default 200000), STREAMING_BENCH_RUNS (default
  * 3), STREAMING_BENCH_PROFILE (directory for CPU profiles of each reader).
  */
@@ -27,6 +27,30 @@ const PROFILE = process.env.STREAMING_BENCH_PROFILE
   ? ['--cpu-prof', '--cpu-prof-dir', process.env.STREAMING_BENCH_PROFILE]
   : [];
 
+/**
+ * The readers run as compiled JavaScript, like the production image (dist/, no tsx): the reader and the src/ it
+ * imports bundled by esbuild (types stripped, as tsc does) into bench/.data, next to node_modules for the packages.
+ */
+let compiledReader: Promise<string> | undefined;
+function readerScript(): Promise<string> {
+  compiledReader ??= (async () => {
+    const { build } = await import('esbuild');
+    const outfile = join(here, '.data', 'streaming-reader.mjs');
+    await build({
+      entryPoints: [join(here, 'support', 'streaming-reader.ts')],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'warning',
+    });
+    return outfile;
+  })();
+  return compiledReader;
+}
+
 async function readOnce(mode: StreamingMode, job: StreamingJob): Promise<StreamingResult> {
   const { stdout } = await exec(
     process.execPath,
@@ -34,9 +58,7 @@ async function readOnce(mode: StreamingMode, job: StreamingJob): Promise<Streami
     [
       ...PROFILE,
       ...(mode === 'ours' ? ['--max-old-space-size=256'] : []),
-      '--import',
-      'tsx',
-      join(here, 'support', 'streaming-reader.ts'),
+      await readerScript(),
       mode,
       JSON.stringify(job),
     ],
