@@ -24,9 +24,11 @@ RUN npm run build
 FROM public.ecr.aws/docker/library/node:22-bookworm-slim AS runtime
 # V8 grows its heap lazily up to its limit; the capture's live data is bounded by max.queue.size(.in.bytes),
 # so a heap cap keeps RSS near that bound instead of wherever V8 stops (bench/streaming: ~460 MB → ~260 MB).
-# Raise it together with max.queue.size.in.bytes and the task's memory.
+# Raise it together with max.queue.size.in.bytes and the task's memory. A 32 MB young generation lets most records
+# die young instead of being promoted while they wait in the queue (bench/streaming: ~20% less CPU for ~20 MB RSS).
+# bench/ runs our readers with these same options.
 ENV NODE_ENV=production \
-    NODE_OPTIONS="--max-old-space-size=256"
+    NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=32"
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --chown=root:root package.json ./

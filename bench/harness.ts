@@ -1,4 +1,7 @@
-/** Shared pieces of the benchmarks: the Figure shape, its BENCH line, peak RSS, median. */
+/** Shared pieces of the benchmarks: the Figure shape, its BENCH line, the image's Node options, peak RSS, median. */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface Figure {
   /** Figure name, e.g. `decode.rows_per_s`. */
@@ -16,6 +19,14 @@ export function formatFigure(f: Figure): string {
   const ratio = f.lowerIsBetter ? f.reference / f.ours : f.ours / f.reference;
   const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(3));
   return `BENCH ${f.name} ours=${num(f.ours)} reference=${num(f.reference)} ratio=${num(ratio)} unit=${f.unit} ref="${f.ref.replaceAll('"', "'")}"`;
+}
+
+/** The capture image's NODE_OPTIONS (Dockerfile), so the benchmarks run our code with the image's heap settings. */
+export function imageNodeOptions(): string[] {
+  const dockerfile = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'Dockerfile'), 'utf8');
+  const m = /NODE_OPTIONS="([^"]*)"/.exec(dockerfile);
+  if (!m) throw new Error('Dockerfile sets no NODE_OPTIONS="..."');
+  return m[1].split(/\s+/).filter(Boolean);
 }
 
 /** Peak resident set size of this process so far, in MB (Linux VmHWM). */

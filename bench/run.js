@@ -3,7 +3,7 @@
 //   BENCH <name> ours=<n> reference=<n> ratio=<n> unit=<unit> ref="<what the reference is>"
 // Each benchmark module exports `run(): Promise<Figure[]>` and measures its reference in the same run.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,11 +18,14 @@ if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${all.join(', ')}`);
   process.exit(2);
 }
+const imageOptions = (/NODE_OPTIONS="([^"]*)"/.exec(readFileSync(join(here, '..', 'Dockerfile'), 'utf8'))?.[1] ?? '')
+  .split(/\s+/)
+  .filter(Boolean);
 let failed = false;
 for (const name of wanted.length ? wanted : all) {
   // Each benchmark runs in its own process so peak-RSS figures are not polluted by the others, with the capture
-  // image's heap cap (Dockerfile NODE_OPTIONS): the benchmarks that measure our RSS in-process measure the image's.
-  const args = ['--expose-gc', '--max-old-space-size=256', '--import', 'tsx', join(here, 'run-one.ts'), name];
+  // image's heap settings (Dockerfile NODE_OPTIONS): the benchmarks that measure our RSS in-process measure the image's.
+  const args = ['--expose-gc', ...imageOptions, '--import', 'tsx', join(here, 'run-one.ts'), name];
   const r = spawnSync(process.execPath, args, {
     stdio: 'inherit',
   });

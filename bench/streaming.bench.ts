@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startMariaDb } from '../test/harness/mariadb.js';
 import type { Figure } from './harness.js';
-import { median } from './harness.js';
+import { imageNodeOptions, median } from './harness.js';
 import { type ChangeWorkload, generateChangeWorkload, type WorkloadShape } from './support/binlog-workload.js';
 import type { StreamingJob, StreamingMode, StreamingResult } from './support/streaming-reader.js';
 
@@ -54,14 +54,8 @@ function readerScript(): Promise<string> {
 async function readOnce(mode: StreamingMode, job: StreamingJob): Promise<StreamingResult> {
   const { stdout } = await exec(
     process.execPath,
-    // Ours runs with the capture image's heap cap (Dockerfile NODE_OPTIONS); zongji with Node's defaults.
-    [
-      ...PROFILE,
-      ...(mode === 'ours' ? ['--max-old-space-size=256'] : []),
-      await readerScript(),
-      mode,
-      JSON.stringify(job),
-    ],
+    // Ours runs with the capture image's heap settings (Dockerfile NODE_OPTIONS); zongji with Node's defaults.
+    [...PROFILE, ...(mode === 'ours' ? imageNodeOptions() : []), await readerScript(), mode, JSON.stringify(job)],
     { maxBuffer: 1 << 20 },
   );
   const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as StreamingResult;
