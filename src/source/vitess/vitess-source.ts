@@ -17,6 +17,7 @@ import type { CdcConfig, VitessConfig } from '../../config/types.js';
 import type { ChangeSource, SourceContext } from '../../engine/capture-task.js';
 import { mayRetry, retryDelayMs, retryPolicyFrom } from '../../engine/retry.js';
 import { HeartbeatBuilder } from '../../events/heartbeat.js';
+import { DEFAULT_SOURCE_VERSION } from '../../events/options.js';
 import type { MetricsSourceStats } from '../../metrics/collector.js';
 import type { SinkRecord } from '../../sinks/sink.js';
 import type { SourceOffset } from '../../stores/offset-store.js';
@@ -133,11 +134,12 @@ export class VitessSource implements ChangeSource {
     this.eventOptions = {
       topicPrefix: config.topicPrefix,
       topicDelimiter: config.topics.delimiter,
-      sourceVersion: String(config.raw['source.version'] ?? '3.0.0.Final'),
+      sourceVersion: DEFAULT_SOURCE_VERSION,
       schemasEnable: ev.valueSchemasEnable,
       tombstonesOnDelete: ev.tombstonesOnDelete,
       skippedOperations: ev.skippedOperations,
-      schemaNameAdjustmentMode: config.raw['schema.name.adjustment.mode'] === 'avro' ? 'avro' : 'none',
+      // schema.name.adjustment.mode is accepted and ignored (JSON output), as for the MySQL source.
+      schemaNameAdjustmentMode: 'none',
       timePrecisionMode: ev.timePrecisionMode,
       bigintUnsignedHandlingMode: ev.bigintUnsignedHandlingMode as VitessEventOptions['bigintUnsignedHandlingMode'],
       binaryHandlingMode: ev.binaryHandlingMode,
