@@ -16,6 +16,9 @@ DEPS=(
   "mvn maven"
 )
 
+# Tests replace the list (entries separated by ';') to exercise the locking with fake packages.
+if [[ -n ${CDC_SYSTEM_DEPS-} ]]; then IFS=';' read -r -a DEPS <<<"$CDC_SYSTEM_DEPS"; fi
+
 have() {
   local probe=$1
   if [[ $probe == /* ]]; then [[ -e $probe ]]; return; fi
@@ -23,17 +26,32 @@ have() {
   command -v "$probe" >/dev/null 2>&1 || [[ -x /usr/sbin/$probe ]] || [[ -x /usr/bin/$probe ]]
 }
 
-missing=()
-for entry in "${DEPS[@]}"; do
-  read -r probe pkg <<<"$entry"
-  if ! have "$probe"; then
-    [[ " ${missing[*]-} " == *" $pkg "* ]] || missing+=("$pkg")
-  fi
-done
+find_missing() {
+  missing=()
+  for entry in "${DEPS[@]}"; do
+    read -r probe pkg <<<"$entry"
+    if ! have "$probe"; then
+      [[ " ${missing[*]-} " == *" $pkg "* ]] || missing+=("$pkg")
+    fi
+  done
+}
 
+find_missing
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "install-system-deps: all system dependencies present"
   exit 0
+fi
+
+if [[ $(id -u) -eq 0 ]] && command -v flock >/dev/null 2>&1; then
+  # Concurrent callers (test processes, the harness) install one at a time: a second dpkg would hit the dpkg lock.
+  # Whoever gets the lock second finds the packages present and does nothing.
+  exec 9>"${TMPDIR:-/tmp}/serverless-cdc-install-system-deps.lock"
+  flock 9
+  find_missing
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "install-system-deps: all system dependencies present (installed by a concurrent run)"
+    exit 0
+  fi
 fi
 
 if [[ $(id -u) -ne 0 ]]; then

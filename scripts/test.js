@@ -3,7 +3,7 @@
 // Node 20's test runner takes no globs, so the file list is collected here.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 function collect(dir) {
   const out = [];
@@ -23,6 +23,13 @@ else for (const a of args) files.push(...(tiers[a] ? tiers[a].flatMap(collect) :
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
+}
+// System packages (MariaDB, openssl, Java...) are installed here, once, before any test process starts: several
+// test processes installing at the same time collide on the dpkg lock. Not root: the script only reports what is
+// missing, and the tests that need it fail with the same hint.
+if (files.some((f) => !f.includes(`test${sep}unit${sep}`) && !f.startsWith('test/unit/'))) {
+  const deps = spawnSync('bash', ['scripts/install-system-deps.sh'], { stdio: 'inherit' });
+  if (deps.status !== 0) console.error(`scripts/install-system-deps.sh exited with ${deps.status ?? deps.signal}`);
 }
 const concurrency = process.env.CDC_TEST_CONCURRENCY ?? '2';
 const r = spawnSync(
