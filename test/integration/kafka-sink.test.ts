@@ -301,7 +301,7 @@ test('SASL_SSL (SCRAM-SHA-512) and SSL are negotiated for real; a wrong password
   }
 });
 
-test('broker crash and restart mid-stream: nothing lost', async () => {
+test('broker crash and restart mid-stream: nothing lost', async (t) => {
   const { server, name, topic, dir } = await prepare('kafkarestart');
   const config = parseConfig({ ...properties(server, name, dir), 'sink.kafka.retry.backoff.max.ms': '500' });
   await startCapture(config, logger, { untilIdleMs: 300 }).done; // empty snapshot: the streaming position is set
@@ -312,24 +312,24 @@ test('broker crash and restart mid-stream: nothing lost', async () => {
       delivered += r.length;
     },
   });
-  // A writer that keeps changing rows before, during and after the broker's outage.
-  let writing = true;
+  // Rows change before, during and after the broker's outage (each round: 50 inserts, 25 updates).
   let next = 0;
-  const writer = (async () => {
-    while (writing) {
+  const write = async (rounds: number) => {
+    for (let r = 0; r < rounds; r++) {
       const rows = Array.from({ length: 50 }, (_, i) => `(${next + i},'w',${next + i})`).join(',');
       next += 50;
       await server.query(`INSERT INTO ${name}.items VALUES ${rows}`);
       await server.query(`UPDATE ${name}.items SET n = -n WHERE id >= ${next - 50} AND id % 2 = 0`);
     }
-  })();
-  assert.ok(await waitFor(() => delivered >= 500, 60_000), 'capture never delivered');
+  };
+  await write(10);
+  assert.ok(await waitFor(() => delivered >= 250, 60_000), 'capture never delivered');
   const before = await kafka().recordCount(topic);
-  await kafka().restart();
-  const afterRestart = next;
-  assert.ok(await waitFor(() => next >= afterRestart + 500, 60_000), 'writer stalled');
-  writing = false;
-  await writer;
+  const restarting = kafka().restart();
+  await write(10); // while the JVM is down and starting again
+  await restarting;
+  t.diagnostic(`Kafka broker restart after a crash: ${kafka().startMs} ms`);
+  await write(10);
   await capture.done;
 
   const events = decode(await kafka().consume(topic));
