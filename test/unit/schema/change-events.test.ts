@@ -23,11 +23,12 @@ test('schemaChangeEvents: key from the table changes, one event per rename claus
     { id: 'b.y2', ddl: 'RENAME TABLE y TO b.y2' },
   ];
   assert.deepEqual(
-    schemaChangeEvents({ renames }, [alter('a.x2'), alter('b.y2')], 'RENAME TABLE x TO x2, y TO b.y2', 'a').map((e) => [
-      e.databaseName,
-      e.ddl,
-      e.tables,
-    ]),
+    schemaChangeEvents(
+      { perTableDdl: renames },
+      [alter('a.x2'), alter('b.y2')],
+      'RENAME TABLE x TO x2, y TO b.y2',
+      'a',
+    ).map((e) => [e.databaseName, e.ddl, e.tables]),
     [
       ['a', 'RENAME TABLE x TO x2', ['x2']],
       ['b', 'RENAME TABLE y TO b.y2', ['y2']],

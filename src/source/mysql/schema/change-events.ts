@@ -1,7 +1,7 @@
 /**
  * How one DDL statement becomes Debezium's schema-change events: each event is keyed by the database it touches
- * (the table's database, not the session's default), a multi-table RENAME gives one event per renamed table with
- * its own `RENAME TABLE a TO b` text, DROP DATABASE gives one event without table changes, and `source.table`
+ * (the table's database, not the session's default), a multi-table RENAME or DROP TABLE gives one event per table
+ * with its own text (`RENAME TABLE a TO b`, ``DROP TABLE `db`.`t` ``), DROP DATABASE gives one event without table changes, and `source.table`
  * lists the tables of the events of one database the way Debezium's HashSet iterates them.
  */
 import type { SchemaHistoryEntry } from '../../../stores/schema-history.js';
@@ -18,7 +18,7 @@ export interface SchemaChangeEventSpec {
   tables: string[];
 }
 
-export type SchemaChangeHints = Pick<AppliedDdl, 'ddl' | 'database' | 'renames' | 'dropsDatabase'>;
+export type SchemaChangeHints = Pick<AppliedDdl, 'ddl' | 'database' | 'perTableDdl' | 'dropsDatabase'>;
 
 const databaseOf = (id: string) => id.slice(0, id.indexOf('.'));
 const tableOf = (id: string) => id.slice(id.indexOf('.') + 1);
@@ -33,10 +33,10 @@ export function schemaChangeEvents(
   const fallbackDb = hints.database ?? defaultDatabase ?? '';
   if (hints.dropsDatabase) return [{ databaseName: fallbackDb, ddl, tableChanges: [], tables: [] }];
   const events: Array<Omit<SchemaChangeEventSpec, 'tables'>> = [];
-  const renames = new Map((hints.renames ?? []).map((r) => [r.id, r.ddl]));
-  if (renames.size > 0) {
+  const perTable = new Map((hints.perTableDdl ?? []).map((r) => [r.id, r.ddl]));
+  if (perTable.size > 0) {
     for (const change of tableChanges) {
-      events.push({ databaseName: databaseOf(change.id), ddl: renames.get(change.id) ?? ddl, tableChanges: [change] });
+      events.push({ databaseName: databaseOf(change.id), ddl: perTable.get(change.id) ?? ddl, tableChanges: [change] });
     }
   } else {
     const first = tableChanges[0];

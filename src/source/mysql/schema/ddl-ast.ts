@@ -111,7 +111,15 @@ export type DdlStatement =
       temporary: boolean;
     }
   | { kind: 'ALTER_TABLE'; table: QualifiedName; specs: AlterSpec[] }
-  | { kind: 'DROP_TABLE'; tables: QualifiedName[]; temporary: boolean; ifExists: boolean }
+  | {
+      kind: 'DROP_TABLE';
+      tables: QualifiedName[];
+      temporary: boolean;
+      ifExists: boolean;
+      /** Offsets of `DROP TABLE [IF EXISTS] ` in the statement text, and RESTRICT/CASCADE when written. */
+      prefix?: [number, number];
+      dropType?: 'RESTRICT' | 'CASCADE';
+    }
   | {
       kind: 'RENAME_TABLE';
       /** `span`: offsets of the `a TO b` clause in the statement text; `start`: offset of RENAME. */

@@ -1196,16 +1196,26 @@ class Parser {
 
   // ---- DROP / RENAME --------------------------------------------------------------------------------------
   private drop(): DdlStatement {
+    const start = this.t[this.i - 1].pos;
     const temporary = this.acceptWord('TEMPORARY');
     if (this.acceptWord('TABLE') || this.acceptWord('TABLES')) {
       const ifExists = this.ifExists();
+      const tablesAt = this.peek()?.pos ?? this.end;
       const tables: QualifiedName[] = [];
       do tables.push(this.qualifiedName());
       while (this.acceptOp(','));
       if (this.acceptWord('WAIT')) this.next();
       else this.acceptWord('NOWAIT');
+      const dropType = this.peek()?.kind === 'word' ? this.peek()?.upper : undefined;
       this.acceptWord('RESTRICT') || this.acceptWord('CASCADE') || this.acceptWord('FORCE');
-      return { kind: 'DROP_TABLE', tables, temporary, ifExists };
+      return {
+        kind: 'DROP_TABLE',
+        tables,
+        temporary,
+        ifExists,
+        prefix: [start, tablesAt],
+        ...(dropType === 'RESTRICT' || dropType === 'CASCADE' ? { dropType } : {}),
+      };
     }
     if (this.acceptWord('DATABASE') || this.acceptWord('SCHEMA')) {
       const ifExists = this.ifExists();

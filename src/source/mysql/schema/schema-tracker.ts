@@ -85,8 +85,11 @@ export interface AppliedDdl {
   ddl?: string;
   /** The database a statement without table changes is about (CREATE/ALTER/DROP DATABASE); else the default. */
   database?: string | null;
-  /** RENAME TABLE: one schema change per renamed table, each with its own clause as DDL text (new id → text). */
-  renames?: Array<{ id: string; ddl: string }>;
+  /**
+   * Statements Debezium reports per table (RENAME TABLE: each `a TO b` clause; DROP TABLE: `DROP TABLE \`db\`.\`t\``):
+   * one schema change per table change, with this text (by the change's id).
+   */
+  perTableDdl?: Array<{ id: string; ddl: string }>;
   /** DROP DATABASE: Debezium's schema change lists no table changes. */
   dropsDatabase?: boolean;
 }
@@ -266,7 +269,16 @@ export class SchemaTracker {
     if (stmt.kind === 'CREATE_DATABASE' || stmt.kind === 'DROP_DATABASE') r.database = this.stored(stmt.name);
     if (stmt.kind === 'ALTER_DATABASE' && stmt.name) r.database = this.stored(stmt.name);
     if (stmt.kind === 'DROP_DATABASE') r.dropsDatabase = true;
-    if (stmt.kind === 'RENAME_TABLE') r.renames = this.renameTexts(stmt.pairs, stmt.start, ddl, defaultDb);
+    if (stmt.kind === 'RENAME_TABLE') r.perTableDdl = this.renameTexts(stmt.pairs, stmt.start, ddl, defaultDb);
+    if (stmt.kind === 'DROP_TABLE' && stmt.prefix) {
+      const prefix = ddl.slice(stmt.prefix[0], stmt.prefix[1]);
+      const quote = (n: string) => `\`${n.replaceAll('`', '``')}\``;
+      r.perTableDdl = r.tableChanges.map((c) => {
+        const dot = c.id.indexOf('.');
+        const name = `${quote(c.id.slice(0, dot))}.${quote(c.id.slice(dot + 1))}`;
+        return { id: c.id, ddl: `${prefix}${name}${stmt.dropType ? ` ${stmt.dropType}` : ''}` };
+      });
+    }
     return r;
   }
 
