@@ -462,8 +462,10 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     type: 'enum',
     group: 'events',
     default: 'adaptive_time_microseconds',
-    allowed: ['adaptive_time_microseconds', 'connect'],
-    description: 'Temporal encoding: per-column precision (adaptive_time_microseconds) or Kafka Connect logical types.',
+    allowed: ['adaptive_time_microseconds', 'connect', 'isostring'],
+    description:
+      'Temporal encoding: per-column precision (adaptive_time_microseconds), Kafka Connect logical types (connect), ' +
+      'or ISO-8601 strings at UTC for DATE, TIME and DATETIME (isostring: io.debezium.time.IsoDate/IsoTime/IsoTimestamp).',
   },
   {
     name: 'bigint.unsigned.handling.mode',

@@ -122,7 +122,7 @@ export interface EventsConfig {
   readonly includeQuery: boolean;
   readonly provideTransactionMetadata: boolean;
   readonly decimalHandlingMode: 'precise' | 'double' | 'string';
-  readonly timePrecisionMode: 'adaptive_time_microseconds' | 'connect';
+  readonly timePrecisionMode: 'adaptive_time_microseconds' | 'connect' | 'isostring';
   readonly bigintUnsignedHandlingMode: 'long' | 'precise';
   readonly binaryHandlingMode: 'bytes' | 'base64' | 'base64-url-safe' | 'hex';
   readonly enableTimeAdjuster: boolean;

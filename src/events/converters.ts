@@ -365,6 +365,7 @@ function yearSpec(): Spec {
 
 function dateSpec(opts: ResolvedOptions): Spec {
   const adjust = opts.enableTimeAdjuster;
+  if (opts.timePrecisionMode === 'isostring') return isoDateSpec(adjust);
   const name = opts.timePrecisionMode === 'connect' ? 'org.apache.kafka.connect.data.Date' : 'io.debezium.time.Date';
   return {
     schema: { type: 'int32', optional: false, name, version: 1 },
@@ -388,6 +389,7 @@ function datetimeSpec(precision: number, opts: ResolvedOptions): Spec {
     const y = adjust ? adjustYear(d.year) : d.year;
     return utcMillis(y, d.month, d.day, d.hour, d.minute, d.second) * 1000 + d.micros;
   };
+  if (opts.timePrecisionMode === 'isostring') return isoTimestampSpec(micros);
   if (opts.timePrecisionMode !== 'connect' && precision > 3) {
     return {
       schema: { type: 'int64', optional: false, name: 'io.debezium.time.MicroTimestamp', version: 1 },
@@ -487,6 +489,7 @@ const ONE_DAY_MICROS = 86_400_000_000;
 
 function timeSpec(precision: number, opts: ResolvedOptions): Spec {
   const mode = opts.timePrecisionMode;
+  if (mode === 'isostring') return ISO_TIME_SPEC;
   if (mode === 'connect') {
     return {
       schema: { type: 'int32', optional: false, name: 'org.apache.kafka.connect.data.Time', version: 1 },
@@ -514,6 +517,64 @@ function timeSpec(precision: number, opts: ResolvedOptions): Spec {
     write: writeNumber,
   };
 }
+
+// ---- time.precision.mode=isostring (Debezium 3.x: IsoDate / IsoTime / IsoTimestamp, java.time ISO_OFFSET_*
+// formats at UTC: "2023-11-21Z", "10:15:30.5Z", "2023-11-21T18:29:26.123456Z"; a fraction only when non-zero,
+// without trailing zeros). DATETIME is read as UTC; TIMESTAMP stays io.debezium.time.ZonedTimestamp.
+
+/** ".ffffff" without trailing zeros, or "" for a whole second (DateTimeFormatter's fraction(0, 9)). */
+function isoFraction(micros: number): string {
+  if (micros === 0) return '';
+  let frac = String(micros).padStart(6, '0');
+  while (frac.endsWith('0')) frac = frac.slice(0, -1);
+  return `.${frac}`;
+}
+
+function isoDateText(year: number, month: number, day: number): string {
+  return `${String(year).padStart(4, '0')}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}`;
+}
+
+function isoDateSpec(adjust: boolean): Spec {
+  return {
+    schema: { type: 'string', optional: false, name: 'io.debezium.time.IsoDate', version: 1 },
+    fn: (v) => {
+      const d = v as MysqlDate;
+      if (d.year === 0 || d.month === 0 || d.day === 0) return null;
+      return `${isoDateText(adjust ? adjustYear(d.year) : d.year, d.month, d.day)}Z`;
+    },
+    fallback: '1970-01-01Z',
+    write: writeString,
+  };
+}
+
+function isoTimestampSpec(micros: (v: Exclude<CellValue, null | undefined>) => number | null): Spec {
+  return {
+    schema: { type: 'string', optional: false, name: 'io.debezium.time.IsoTimestamp', version: 1 },
+    fn: (v) => {
+      const us = micros(v);
+      if (us === null) return null;
+      const whole = Math.floor(us / 1_000_000);
+      return `${isoSeconds(whole)}${isoFraction(us - whole * 1_000_000)}Z`;
+    },
+    fallback: EPOCH_ISO,
+    write: writeString,
+  };
+}
+
+const ISO_TIME_SPEC: Spec = {
+  schema: { type: 'string', optional: false, name: 'io.debezium.time.IsoTime', version: 1 },
+  // IsoTime covers 00:00:00-24:00:00 (24:00:00 prints as 00:00:00Z); Debezium logs and drops other values.
+  fn: (v) => {
+    const us = (v as MysqlTime).micros;
+    if (us < 0 || us > ONE_DAY_MICROS) return null;
+    const inDay = us % ONE_DAY_MICROS;
+    const sec = Math.floor(inDay / 1_000_000);
+    const hms = `${TWO_DIGITS[Math.floor(sec / 3600)]}:${TWO_DIGITS[Math.floor(sec / 60) % 60]}:${TWO_DIGITS[sec % 60]}`;
+    return `${hms}${isoFraction(inDay - sec * 1_000_000)}Z`;
+  },
+  fallback: '00:00:00Z',
+  write: writeString,
+};
 
 function enumSpec(options: string[]): Spec {
   return {

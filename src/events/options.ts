@@ -4,7 +4,7 @@
  */
 export type DecimalHandlingMode = 'precise' | 'double' | 'string';
 /** 'adaptive' is Debezium's legacy mode: TIME(0-3) → io.debezium.time.Time (ms), TIME(4-6) → MicroTime. */
-export type TimePrecisionMode = 'adaptive_time_microseconds' | 'adaptive' | 'connect';
+export type TimePrecisionMode = 'adaptive_time_microseconds' | 'adaptive' | 'connect' | 'isostring';
 export type BigintUnsignedHandlingMode = 'long' | 'precise';
 export type BinaryHandlingMode = 'bytes' | 'base64' | 'base64-url-safe' | 'hex';
 /** skipped.operations codes: c(reate), u(pdate), d(elete), t(runcate). */

@@ -96,3 +96,52 @@ test('snapshot.mode=no_data: the last schema event is marked last', async () => 
   assert.deepEqual(new Set(markers.slice(0, -1)), new Set(['true']));
   assert.match(String(schemaEvents(lines).at(-1)?.value?.ddl), /^CREATE TABLE `t2`/);
 });
+
+test('time.precision.mode=isostring: DATE, TIME, DATETIME as Debezium ISO strings, the same in snapshot and stream', async () => {
+  const server = db();
+  const name = await server.createDatabase('snapiso');
+  await server.query(
+    `CREATE TABLE ${name}.t (id INT PRIMARY KEY, d DATE, tm TIME(3), dt6 DATETIME(6), dt DATETIME, ts TIMESTAMP(0) NULL)`,
+  );
+  const row = `'2023-11-21', '10:15:30.500', '2023-11-21 18:29:26.123450', '0987-01-02 03:04:05', '2023-11-21 18:29:26'`;
+  await server.query(`INSERT INTO ${name}.t VALUES (1, ${row})`);
+  const env = captureEnv(server, name, {
+    'time.precision.mode': 'isostring',
+    'value.converter.schemas.enable': 'true',
+  });
+  const first = await env.runUntilIdle();
+  await server.query(`INSERT INTO ${name}.t VALUES (2, ${row})`);
+  const all = await env.runUntilIdle();
+  const values = all
+    .filter((l) => l.topic.endsWith('.t') && l.value)
+    .map(
+      (l) =>
+        l.value as {
+          schema: { fields: Array<{ field: string; fields?: Array<{ field: string; name?: string }> }> };
+          payload: { op: string; after: Record<string, unknown> };
+        },
+    );
+  assert.ok(first.length > 0);
+  assert.deepEqual(
+    values.map((v) => v.payload.op),
+    ['r', 'c'],
+  );
+  const expected = {
+    d: '2023-11-21Z',
+    tm: '10:15:30.5Z',
+    dt6: '2023-11-21T18:29:26.12345Z',
+    dt: '0987-01-02T03:04:05Z',
+    ts: '2023-11-21T18:29:26Z',
+  };
+  for (const v of values) {
+    const { id: _id, ...rest } = v.payload.after;
+    assert.deepEqual(rest, expected, `${v.payload.op} event`);
+    const after = v.schema.fields.find((f) => f.field === 'after')!;
+    const names = Object.fromEntries((after.fields ?? []).map((f) => [f.field, f.name]));
+    assert.equal(names.d, 'io.debezium.time.IsoDate');
+    assert.equal(names.tm, 'io.debezium.time.IsoTime');
+    assert.equal(names.dt6, 'io.debezium.time.IsoTimestamp');
+    assert.equal(names.dt, 'io.debezium.time.IsoTimestamp');
+    assert.equal(names.ts, 'io.debezium.time.ZonedTimestamp');
+  }
+});

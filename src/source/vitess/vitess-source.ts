@@ -13,6 +13,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { CdcError, errorMessage } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
+import { ConfigError } from '../../config/config-error.js';
 import type { CdcConfig, VitessConfig } from '../../config/types.js';
 import type { ChangeSource, SourceContext } from '../../engine/capture-task.js';
 import { mayRetry, retryDelayMs, retryPolicyFrom } from '../../engine/retry.js';
@@ -140,7 +141,7 @@ export class VitessSource implements ChangeSource {
       skippedOperations: ev.skippedOperations,
       // schema.name.adjustment.mode is accepted and ignored (JSON output), as for the MySQL source.
       schemaNameAdjustmentMode: 'none',
-      timePrecisionMode: ev.timePrecisionMode,
+      timePrecisionMode: vitessTimePrecisionMode(ev.timePrecisionMode),
       bigintUnsignedHandlingMode: ev.bigintUnsignedHandlingMode as VitessEventOptions['bigintUnsignedHandlingMode'],
       binaryHandlingMode: ev.binaryHandlingMode,
       includeUnknownDatatypes: this.v.includeUnknownDatatypes,
@@ -444,4 +445,20 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** isostring is implemented for the MySQL-family connector only. */
+function vitessTimePrecisionMode(
+  mode: CdcConfig['events']['timePrecisionMode'],
+): 'adaptive_time_microseconds' | 'connect' {
+  if (mode === 'isostring') {
+    throw new ConfigError([
+      {
+        property: 'time.precision.mode',
+        message: 'isostring is not supported by the Vitess connector',
+        fix: 'set time.precision.mode=adaptive_time_microseconds or connect',
+      },
+    ]);
+  }
+  return mode;
 }
