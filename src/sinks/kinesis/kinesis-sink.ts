@@ -12,7 +12,7 @@ import { recordLine } from '../file/record-line.js';
 import type { Sink, SinkRecord } from '../sink.js';
 import { backoffDelay, isRetriableEntryError, isRetriableRequestError, type RetryOptions } from './backoff.js';
 import { AggregateBuilder, partitionKeyHash } from './kpl-aggregation.js';
-import { truncateJson } from './oversize.js';
+import { truncateJsonReport } from './oversize.js';
 import { partitionKeyFor, StreamRouter, type StreamRoutingOptions } from './routing.js';
 import { ShardMap } from './shard-map.js';
 
@@ -344,25 +344,35 @@ export class KinesisSink implements Sink {
     let text = render(r.value);
     let dataBytes = Buffer.byteLength(text, 'utf8');
     if (dataBytes + pkBytes > this.maxRecordBytes) {
-      const what = `record for topic "${r.topic}" (partition key ${JSON.stringify(partitionKey.slice(0, 100))})`;
+      // Sizes, table and binlog position only: the partition key is the row's primary key value.
+      const where = recordWhere(r);
+      const what =
+        `record of ${where.table ?? `topic "${r.topic}"`}${where.position ? ` at ${where.position}` : ''} ` +
+        `(${dataBytes} bytes of data + ${pkBytes} of partition key)`;
       if ((this.options.oversizeHandling ?? 'fail') === 'fail' || r.value === null) {
         throw new SinkError(
-          `${what} is ${dataBytes + pkBytes} bytes, over the Kinesis record limit of ${this.maxRecordBytes} bytes ` +
-            `(data + partition key); set oversizeHandling: 'truncate', exclude the large columns, or raise ` +
-            `maxRecordBytes if the stream allows larger records`,
+          `${what} is over the Kinesis record limit of ${this.maxRecordBytes} bytes; set ` +
+            'sink.kinesis.oversize.handling=truncate, or leave the large columns out with column.exclude.list',
         );
       }
       const overhead = Buffer.byteLength(render('null'), 'utf8') - 4;
-      const truncated = truncateJson(r.value, this.maxRecordBytes - pkBytes - overhead);
-      if (truncated === null) {
+      const result = truncateJsonReport(r.value, this.maxRecordBytes - pkBytes - overhead);
+      if (result.json === null) {
         throw new SinkError(
-          `${what} is ${dataBytes + pkBytes} bytes and still over ${this.maxRecordBytes} bytes after truncating ` +
-            `its string values; exclude columns or raise maxRecordBytes`,
+          `${what} is still over ${this.maxRecordBytes} bytes after truncating its string values; leave the large ` +
+            'columns out with column.exclude.list',
         );
       }
       this.stats.truncated++;
-      this.log.warn('truncated oversize record', { topic: r.topic, bytes: dataBytes + pkBytes });
-      text = render(truncated);
+      this.log.warn('truncated oversize record', {
+        ...where,
+        topic: r.topic,
+        recordBytes: dataBytes + pkBytes,
+        limitBytes: this.maxRecordBytes,
+        // The replaced values: column path (e.g. after.doc) and its size in UTF-8 bytes.
+        columns: result.replaced.map((c) => ({ column: c.path, bytes: c.bytes })),
+      });
+      text = render(result.json);
       dataBytes = Buffer.byteLength(text, 'utf8');
     }
     return {
@@ -600,6 +610,23 @@ class Dispatch {
   }
 }
 
+/** Table and binlog position of a record, from its envelope's `source` (never a row value). */
+function recordWhere(r: SinkRecord): { table?: string; position?: string } {
+  const out: { table?: string; position?: string } = {};
+  if (r.table) out.table = r.table;
+  if (r.value === null) return out;
+  try {
+    const source = (JSON.parse(r.value) as { source?: Record<string, unknown> }).source;
+    if (source && typeof source.file === 'string')
+      out.position = `${source.file}:${String(source.pos)}${source.row !== undefined ? ` row ${String(source.row)}` : ''}`;
+    if (!out.table && source && typeof source.db === 'string' && typeof source.table === 'string')
+      out.table = `${source.db}.${source.table}`;
+  } catch {
+    // Not an envelope (transformed value): table only.
+  }
+  return out;
+}
+
 /** Turn an SDK error into a SinkError that says which stream and what to do. */
 export function translateError(err: unknown, stream: string, operation: string): SinkError {
   const name = (err as { name?: string })?.name ?? 'Error';
@@ -627,7 +654,7 @@ export function translateError(err: unknown, stream: string, operation: string):
     case 'ValidationException':
     case 'InvalidArgumentException':
     case 'SerializationException':
-      hint = `Kinesis rejected ${operation} on stream "${stream}" as invalid (${name}); this is a bug or a limit misconfiguration (maxRecordBytes/maxRequestBytes)`;
+      hint = `Kinesis rejected ${operation} on stream "${stream}" as invalid (${name}); a record or request over the stream's limits is a bug here (records over the limit follow sink.kinesis.oversize.handling)`;
       break;
     default:
       hint = `${operation} on Kinesis stream "${stream}" failed (${name})`;

@@ -11,16 +11,25 @@ import { createHash } from 'node:crypto';
  * Returns null when even replacing every string longer than the marker does not make it fit.
  */
 export function truncateJson(json: string, maxBytes: number): string | null {
-  if (Buffer.byteLength(json, 'utf8') <= maxBytes) return json;
+  return truncateJsonReport(json, maxBytes).json;
+}
+
+/** `truncateJson`, also saying which values were replaced: their path (e.g. `after.doc`) and UTF-8 size. */
+export function truncateJsonReport(
+  json: string,
+  maxBytes: number,
+): { json: string | null; replaced: { path: string; bytes: number }[] } {
+  const replaced: { path: string; bytes: number }[] = [];
+  if (Buffer.byteLength(json, 'utf8') <= maxBytes) return { json, replaced };
   let root: unknown;
   try {
     root = JSON.parse(json);
   } catch {
-    return null;
+    return { json: null, replaced };
   }
   const holder: { root: unknown } = { root };
-  const slots: Array<{ parent: Record<string, unknown> | unknown[]; key: string | number; bytes: number }> = [];
-  collect(holder, 'root', slots);
+  const slots: Slot[] = [];
+  collect(holder, 'root', '', slots);
   slots.sort((a, b) => b.bytes - a.bytes);
   let size = Buffer.byteLength(json, 'utf8');
   for (const slot of slots) {
@@ -35,24 +44,28 @@ export function truncateJson(json: string, maxBytes: number): string | null {
     const after = Buffer.byteLength(JSON.stringify(marker), 'utf8');
     if (after >= before) break; // the rest are smaller still: replacing them only grows the document
     (slot.parent as Record<string | number, unknown>)[slot.key] = marker;
+    replaced.push({ path: slot.path, bytes: slot.bytes });
     size -= before - after;
     if (size <= maxBytes) break;
   }
   const out = JSON.stringify(holder.root);
-  return Buffer.byteLength(out, 'utf8') <= maxBytes ? out : null;
+  return { json: Buffer.byteLength(out, 'utf8') <= maxBytes ? out : null, replaced };
 }
 
-function collect(
-  parent: Record<string, unknown> | unknown[],
-  key: string | number,
-  out: Array<{ parent: Record<string, unknown> | unknown[]; key: string | number; bytes: number }>,
-): void {
+interface Slot {
+  parent: Record<string, unknown> | unknown[];
+  key: string | number;
+  path: string;
+  bytes: number;
+}
+
+function collect(parent: Record<string, unknown> | unknown[], key: string | number, path: string, out: Slot[]): void {
   const v = (parent as Record<string | number, unknown>)[key];
   if (typeof v === 'string') {
-    out.push({ parent, key, bytes: Buffer.byteLength(v, 'utf8') });
+    out.push({ parent, key, path, bytes: Buffer.byteLength(v, 'utf8') });
   } else if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) collect(v, i, out);
+    for (let i = 0; i < v.length; i++) collect(v, i, `${path}[${i}]`, out);
   } else if (v !== null && typeof v === 'object') {
-    for (const k of Object.keys(v)) collect(v as Record<string, unknown>, k, out);
+    for (const k of Object.keys(v)) collect(v as Record<string, unknown>, k, path ? `${path}.${k}` : k, out);
   }
 }

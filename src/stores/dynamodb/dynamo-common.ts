@@ -50,7 +50,7 @@ export function describeDynamoError(err: unknown, table: string): string {
   const name = (err as { name?: string })?.name ?? 'Error';
   switch (name) {
     case 'ResourceNotFoundException':
-      return `DynamoDB table "${table}" does not exist: create it or set createTables: true (${errorMessage(err)})`;
+      return `DynamoDB table "${table}" does not exist: create it, or let the task create it: set offset.storage.dynamodb.table.create=true or schema.history.internal.dynamodb.table.create=true (${errorMessage(err)})`;
     case 'AccessDeniedException':
     case 'UnrecognizedClientException':
     case 'ExpiredTokenException':

@@ -9,7 +9,7 @@ import {
   type PutRecordsResultEntry,
 } from '@aws-sdk/client-kinesis';
 import { SinkError } from '../../../src/common/errors.js';
-import { silentLogger } from '../../../src/common/logger.js';
+import { createLogger, silentLogger } from '../../../src/common/logger.js';
 import { CaptureTask } from '../../../src/engine/capture-task.js';
 import { maxAttempts } from '../../../src/engine/retry.js';
 import { backoffDelay, isRetriableRequestError } from '../../../src/sinks/kinesis/backoff.js';
@@ -292,6 +292,49 @@ describe('KinesisSink with a fake client', () => {
     });
     await assert.rejects(task.run(), /after 3 attempts/);
     assert.equal(fake.calls, 3);
+  });
+
+  test('oversize: the error and the truncation log carry sizes, table and position, never the key or values', async () => {
+    const secret = 'alice.secret@example.com';
+    const value = JSON.stringify({
+      op: 'c',
+      after: { email: secret, doc: 'y'.repeat(5000) },
+      source: { db: 'shop', table: 'users', file: 'mysql-bin.000007', pos: 1234, row: 2 },
+    });
+    const big: SinkRecord = {
+      topic: 'app.shop.users',
+      table: 'shop.users',
+      key: JSON.stringify({ email: secret }),
+      value,
+      sizeBytes: value.length,
+    };
+    const fake = new FakeKinesis();
+    const failing = new KinesisSink({ client: fake.asClient(), streamName: 's', maxRecordBytes: 2000 });
+    await assert.rejects(failing.send([big]), (err: Error) => {
+      assert.doesNotMatch(err.message, /alice/);
+      assert.match(err.message, /shop\.users at mysql-bin\.000007:1234 row 2/);
+      assert.match(err.message, /sink\.kinesis\.oversize\.handling=truncate/);
+      return true;
+    });
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'warn',
+      format: 'json',
+      stream: { write: (l: string) => lines.push(l) } as never,
+    });
+    const truncating = new KinesisSink({
+      client: fake.asClient(),
+      streamName: 's',
+      maxRecordBytes: 2000,
+      oversizeHandling: 'truncate',
+      logger,
+    });
+    await truncating.send([big]);
+    const entry = JSON.parse(lines.find((l) => l.includes('truncated oversize record'))!);
+    assert.deepEqual(entry.columns, [{ column: 'after.doc', bytes: 5000 }]);
+    assert.equal(entry.table, 'shop.users');
+    assert.equal(entry.position, 'mysql-bin.000007:1234 row 2');
+    assert.ok(!lines.join('').includes('alice'));
   });
 
   test('oversize records fail by default and are truncated on request', async () => {
