@@ -253,12 +253,21 @@ test('SASL_SSL (SCRAM-SHA-512) and SSL are negotiated for real; a wrong password
   assert.equal(events.length, 3 + 1 + 2);
 
   // The SSL listener, with the run's CA: the host name (127.0.0.1) is checked against the certificate.
-  const ssl = sinkFor({ 'bootstrap.servers': k.ssl, 'security.protocol': 'SSL', 'ssl.ca.location': k.caFile });
+  // The topic does not exist yet: the sink creates it (CreateTopics over TLS).
+  const ssl = sinkFor({
+    'bootstrap.servers': k.ssl,
+    'security.protocol': 'SSL',
+    'ssl.ca.location': k.caFile,
+    'topic.creation.enable': 'true',
+    'topic.creation.default.partitions': '2',
+  });
   await ssl.start();
-  await k.createTopic('tls');
   await ssl.send(records('tls', 0, 5));
   await ssl.close();
-  assert.equal((await k.consume('tls')).length, 5);
+  assert.equal(ssl.stats.topicsCreated, 1);
+  const tls = await k.consume('tls');
+  assert.equal(tls.length, 5);
+  assert.deepEqual(new Set(tls.map((r) => r.partition)), new Set([0, 1]), 'created with 2 partitions');
 
   const wrongPassword = sinkFor({
     'bootstrap.servers': k.saslSsl,

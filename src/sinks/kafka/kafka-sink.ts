@@ -37,7 +37,7 @@ import { mskIamTokenProvider } from './msk-iam.js';
 type Message = MessageToProduce<Buffer, Buffer | null, Buffer, Buffer>;
 type ClientOptions = ProducerOptions<Buffer, Buffer | null, Buffer, Buffer>;
 
-/** The slice of the producer the sink uses; tests inject fakes for faults the mock cluster cannot produce. */
+/** The slice of the producer the sink uses; unit tests inject fakes for faults a single local broker does not produce. */
 export interface KafkaProducerLike {
   send(options: { messages: Message[]; acks?: number }): Promise<unknown>;
   metadata(options: { topics: string[]; forceUpdate?: boolean }): Promise<{
@@ -188,7 +188,7 @@ export class KafkaSink implements Sink {
         this.stats.rounds++;
         await producer.send({ messages, acks: this.s.acks });
       } catch (err) {
-        if (hasError(err, 'UNKNOWN_TOPIC_OR_PARTITION')) for (const t of topics) this.partitions.delete(t);
+        if (isUnknownTopic(err)) for (const t of topics) this.partitions.delete(t);
         throw this.translate(err, topics, 'producing');
       }
       this.stats.bytes += bytes;
@@ -258,7 +258,7 @@ export class KafkaSink implements Sink {
       const md = await producer.metadata({ topics, forceUpdate: true });
       return new Map(topics.map((t) => [t, md.topics.get(t)?.partitionsCount ?? 1]));
     } catch (err) {
-      if (!hasError(err, 'UNKNOWN_TOPIC_OR_PARTITION')) throw this.translate(err, topics, 'reading topic metadata');
+      if (!isUnknownTopic(err)) throw this.translate(err, topics, 'reading topic metadata');
       if (!this.s.topicCreation.enabled) {
         throw this.translate(err, topics, 'reading topic metadata', {
           hint: `a topic among ${topics.map((t) => `"${t}"`).join(', ')} does not exist; create it (cleanup.policy=compact for table topics) or set sink.kafka.topic.creation.enable=true`,
@@ -418,7 +418,7 @@ export class KafkaSink implements Sink {
       } else if (isAuthError(err)) {
         hint = `authentication with ${brokers} failed; check sink.kafka.sasl.* credentials and sasl.mechanism`;
         retriable = false;
-      } else if (hasError(err, 'UNKNOWN_TOPIC_OR_PARTITION')) {
+      } else if (isUnknownTopic(err)) {
         hint = `a topic does not exist${where}; create it or set sink.kafka.topic.creation.enable=true`;
         retriable = true;
       } else if (isNetworkError(err)) {
@@ -448,6 +448,20 @@ function findError(err: unknown, match: (e: Record<string, unknown>) => boolean,
 /** Whether a protocol error with this id (e.g. MESSAGE_TOO_LARGE) is anywhere in the error tree. */
 export function hasError(err: unknown, apiId: string): boolean {
   return findError(err, (e) => e.apiId === apiId);
+}
+
+/**
+ * A topic that does not exist. The client turns the broker's UNKNOWN_TOPIC_OR_PARTITION in a metadata response
+ * into its own "Unknown topic <name>." user error, without the protocol error inside.
+ */
+function isUnknownTopic(err: unknown): boolean {
+  return (
+    hasError(err, 'UNKNOWN_TOPIC_OR_PARTITION') ||
+    findError(
+      err,
+      (e) => e.code === 'PLT_KFK_USER' && typeof e.message === 'string' && e.message.startsWith('Unknown topic '),
+    )
+  );
 }
 
 function isAuthError(err: unknown): boolean {

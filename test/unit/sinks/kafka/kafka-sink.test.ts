@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AuthenticationError, MultipleErrors, NetworkError, ProtocolError } from '@platformatic/kafka';
+import { AuthenticationError, MultipleErrors, NetworkError, ProtocolError, UserError } from '@platformatic/kafka';
 import { SinkError } from '../../../../src/common/errors.js';
 import { parseKafkaSinkConfig } from '../../../../src/sinks/kafka/config.js';
 import { type KafkaProducerLike, KafkaSink, type KafkaTopicCreator } from '../../../../src/sinks/kafka/kafka-sink.js';
@@ -97,39 +97,45 @@ describe('KafkaSink (fake producer)', () => {
     });
   });
 
-  it('creates a missing topic as compacted when topic.creation.enable=true', async () => {
-    let created = false;
-    const { producer, sends } = fakeProducer(
-      { t: 3 },
-      {
-        async metadata({ topics }) {
-          if (!created && topics.length) throw new ProtocolError('UNKNOWN_TOPIC_OR_PARTITION');
-          return { topics: new Map(topics.map((t) => [t, { partitionsCount: 3 }])) };
+  // The protocol error, and the client's own shape of it for a metadata request (what a real broker yields).
+  for (const missing of [
+    () => new ProtocolError('UNKNOWN_TOPIC_OR_PARTITION'),
+    () => new UserError('Unknown topic t.'),
+  ]) {
+    it(`creates a missing topic as compacted when topic.creation.enable=true (${missing().message})`, async () => {
+      let created = false;
+      const { producer, sends } = fakeProducer(
+        { t: 3 },
+        {
+          async metadata({ topics }) {
+            if (!created && topics.length) throw missing();
+            return { topics: new Map(topics.map((t) => [t, { partitionsCount: 3 }])) };
+          },
         },
-      },
-    );
-    const calls: unknown[] = [];
-    const admin: KafkaTopicCreator = {
-      async createTopics(o) {
-        calls.push(o);
-        created = true;
-        return [];
-      },
-      async close() {},
-    };
-    const sink = sinkWith(
-      producer,
-      { 'topic.creation.enable': 'true', 'topic.creation.default.partitions': '3' },
-      admin,
-    );
-    await sink.start();
-    await sink.send([rec('t', 1, '{}')]);
-    assert.deepEqual(calls, [
-      { topics: ['t'], partitions: 3, replicas: -1, configs: [{ name: 'cleanup.policy', value: 'compact' }] },
-    ]);
-    assert.equal(sends.length, 1);
-    assert.equal(sink.stats.topicsCreated, 1);
-  });
+      );
+      const calls: unknown[] = [];
+      const admin: KafkaTopicCreator = {
+        async createTopics(o) {
+          calls.push(o);
+          created = true;
+          return [];
+        },
+        async close() {},
+      };
+      const sink = sinkWith(
+        producer,
+        { 'topic.creation.enable': 'true', 'topic.creation.default.partitions': '3' },
+        admin,
+      );
+      await sink.start();
+      await sink.send([rec('t', 1, '{}')]);
+      assert.deepEqual(calls, [
+        { topics: ['t'], partitions: 3, replicas: -1, configs: [{ name: 'cleanup.policy', value: 'compact' }] },
+      ]);
+      assert.equal(sends.length, 1);
+      assert.equal(sink.stats.topicsCreated, 1);
+    });
+  }
 
   it('without topic creation, a missing topic is a retriable error naming the setting', async () => {
     const { producer } = fakeProducer(
