@@ -80,6 +80,11 @@ describe('cdc check against a well-configured server', () => {
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /binlog/i);
     assert.doesNotMatch(r.out + r.err, new RegExp(db().admin.password));
+    // The payload-only default and base64 decimals without a schema are warnings a Debezium user cannot miss.
+    assert.match(r.out, /\[WARN\] output-format: .*\{schema, payload\}/);
+    assert.match(r.out, /fix: set value\.converter\.schemas\.enable=true/);
+    assert.match(r.out, /\[WARN\] decimal-without-schema: /);
+    assert.match(r.out, /fix: set decimal\.handling\.mode=string/);
   });
 });
 

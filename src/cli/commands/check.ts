@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../common/errors.js';
 import { silentLogger } from '../../common/logger.js';
+import { outputFormatChecks } from '../../config/output-format.js';
 import type { CdcConfig } from '../../config/types.js';
 import { DatabaseConnectionError } from '../../source/mysql/connection.js';
 import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
@@ -52,6 +53,7 @@ export const checkCommand: Command = {
         hostname: config.database.hostname,
         snapshotLockingMode: config.snapshot.lockingMode,
       });
+      report.checks.push(...outputFormatChecks(config)); // warnings: they never fail the check
       io.stdout.write(`${formatPreflightReport(report)}\n`);
       return report.ok ? ExitCode.OK : ExitCode.CHECK_FAILED;
     } finally {
