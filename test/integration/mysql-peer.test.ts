@@ -14,10 +14,12 @@ import { BinlogReplicationClient, ResilientBinlogStream } from '../../src/source
 import { readBinlogStatus, resetBinlogStatusPreference } from '../../src/source/mysql/binlog-status.js';
 import { openConnection } from '../../src/source/mysql/connection.js';
 import { createConnectionFactory } from '../../src/source/mysql/connection-factory.js';
+import { runPreflight } from '../../src/source/mysql/preflight.js';
+import { replicationProbe } from '../../src/source/mysql/replication-probe.js';
 import { readServerIdentity } from '../../src/source/mysql/server-identity.js';
 import { parseServerVersion } from '../../src/source/mysql/snapshot/server.js';
 import { startLockFreeSnapshot } from '../../src/source/mysql/snapshot/snapshot-position.js';
-import { type MySqlPeer, startMySqlPeer } from '../harness/mysql-peer.js';
+import { ColumnType, type MySqlPeer, type Recording, startMySqlPeer } from '../harness/mysql-peer.js';
 import { makeTlsMaterial, type TlsMaterial } from '../harness/tls.js';
 import { fixture as fixturePath } from '../unit/binlog/helpers.js';
 
@@ -234,5 +236,60 @@ describe('lock-free snapshot positions on MySQL (snapshot.locking.mode=none, chu
       gtids: null,
       source: 'binlog_snapshot',
     });
+  });
+});
+
+test('cdc check on Aurora MySQL 3 / RDS 8.0.36+: privileges granted through rds_superuser_role count (probes)', async () => {
+  const text = (name: string, value: string) => ({
+    columns: [{ name, type: ColumnType.VAR_STRING }],
+    rows: [[value]],
+  });
+  const recordings: Recording[] = [
+    // MySQL 8 lists role grants but not the role's privileges in SHOW GRANTS (no USING clause).
+    (q) =>
+      q === 'SHOW GRANTS'
+        ? {
+            columns: [{ name: 'Grants for cdc@%', type: ColumnType.VAR_STRING }],
+            rows: [['GRANT USAGE ON *.* TO `cdc`@`%`'], ['GRANT `rds_superuser_role`@`%` TO `cdc`@`%`']],
+          }
+        : undefined,
+    (q) =>
+      /FROM information_schema\.TABLES/.test(q)
+        ? {
+            columns: [
+              { name: 'db', type: ColumnType.VAR_STRING },
+              { name: 't', type: ColumnType.VAR_STRING },
+            ],
+            rows: [['shop', 'orders']],
+          }
+        : undefined,
+    (q) =>
+      /^(SELECT 1 FROM `shop`\.`orders` LIMIT 0|LOCK TABLES `shop`\.`orders` READ|UNLOCK TABLES)$/.test(q)
+        ? 'ok'
+        : undefined,
+    (q) => (q === 'SELECT CURRENT_USER()' ? text('CURRENT_USER()', 'cdc@%') : undefined),
+  ];
+  await withPeer({ binlogFile: BINLOG, serverUuid: UUID, recordings }, async (peer) => {
+    const connect = () => openConnection(plain(peer));
+    const conn = await connect();
+    try {
+      const report = await runPreflight(conn, {
+        serverId: 5401,
+        snapshotLockingMode: 'minimal',
+        replicationProbe: replicationProbe(connect),
+      });
+      const status = (id: string) => report.checks.find((c) => c.id === id)?.status;
+      for (const id of [
+        'privilege.select',
+        'privilege.replication_slave',
+        'privilege.replication_client',
+        'privilege.lock_tables',
+      ])
+        assert.equal(status(id), 'pass', `${id}: ${report.checks.find((c) => c.id === id)?.message}`);
+    } finally {
+      await conn.end();
+    }
+    assert.equal(peer.dumps.length, 1, 'the replication probe started a dump');
+    assert.ok(peer.statements.includes('SHOW BINARY LOG STATUS'));
   });
 });

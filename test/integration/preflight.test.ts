@@ -18,6 +18,7 @@ import {
   parseGrants,
   runPreflight,
 } from '../../src/source/mysql/preflight.js';
+import { replicationProbe } from '../../src/source/mysql/replication-probe.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import { type Credentials, type MariaDbServer, startMariaDb } from '../harness/mariadb.js';
 
@@ -94,6 +95,35 @@ describe('preflight against the default harness server', () => {
     const none = await preflightAs(db(), u, { serverId: 5401, snapshotLockingMode: 'none' });
     assert.equal(check(none, 'privilege.lock_tables').status, 'pass');
     assert.equal(check(none, 'privilege.reload').status, 'pass');
+  });
+
+  it('MariaDB roles: the probes (what the capture runs) pass through a default role and refuse a user without it', async () => {
+    const s = db();
+    const dbName = await s.createDatabase('roles');
+    await s.query(`CREATE TABLE ${dbName}.t (id INT PRIMARY KEY)`);
+    await s.query('CREATE ROLE IF NOT EXISTS cdc_capture_role');
+    await s.query('GRANT SELECT, REPLICATION SLAVE, BINLOG MONITOR, LOCK TABLES ON *.* TO cdc_capture_role');
+    const u = await s.createUser('viarole', []);
+    await s.query(`GRANT cdc_capture_role TO '${u.user}'@'%'`);
+    await s.query(`SET DEFAULT ROLE cdc_capture_role FOR '${u.user}'@'%'`);
+    const connect = () => s.connect({ user: u.user, password: u.password });
+    const report = await preflightAs(s, u, {
+      serverId: 5401,
+      snapshotLockingMode: 'minimal',
+      replicationProbe: replicationProbe(connect),
+    });
+    for (const id of ['privilege.select', 'privilege.replication_slave', 'privilege.replication_client']) {
+      assert.equal(check(report, id).status, 'pass', `${id}: ${check(report, id).message}`);
+    }
+    assert.equal(check(report, 'privilege.lock_tables').status, 'pass', check(report, 'privilege.lock_tables').message);
+    // And a user without them is still refused by the same probes.
+    const bare = await s.createUser('bare', [`SELECT ON ${dbName}.*`]);
+    const denied = await preflightAs(s, bare, {
+      serverId: 5401,
+      replicationProbe: replicationProbe(() => s.connect({ user: bare.user, password: bare.password })),
+    });
+    assert.equal(check(denied, 'privilege.replication_slave').status, 'fail');
+    assert.equal(check(denied, 'privilege.replication_client').status, 'fail');
   });
 
   it("a connector server id equal to the server's own fails", async () => {

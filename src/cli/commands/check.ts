@@ -6,6 +6,7 @@ import type { CdcConfig } from '../../config/types.js';
 import { DatabaseConnectionError } from '../../source/mysql/connection.js';
 import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
 import { formatPreflightReport, runPreflight } from '../../source/mysql/preflight.js';
+import { replicationProbe } from '../../source/mysql/replication-probe.js';
 import { formatVitessCheckReport, runVitessCheck } from '../../source/vitess/vitess-check.js';
 import { vtgateClientOptions } from '../../source/vitess/vitess-source.js';
 import { VtgateClient } from '../../source/vitess/vtgate-client.js';
@@ -39,10 +40,12 @@ export const checkCommand: Command = {
     const config = await loadCliConfig(values, io);
     if (!config) return ExitCode.USAGE;
     if (config.vitess) return checkVitess(config, io);
-    let conn: Awaited<ReturnType<ReturnType<typeof createConnectionFactory>>>;
+    let connect: ReturnType<typeof createConnectionFactory>;
+    let conn: Awaited<ReturnType<typeof connect>>;
     try {
       // The capture's own connection path: IAM tokens (mysql_clear_password), rotated secrets.
-      conn = await createConnectionFactory({ config, logger: silentLogger })();
+      connect = createConnectionFactory({ config, logger: silentLogger });
+      conn = await connect();
     } catch (err) {
       io.stderr.write(`cdc check: ${errorMessage(err)}\n`);
       return err instanceof DatabaseConnectionError ? ExitCode.CHECK_FAILED : ExitCode.FAILURE;
@@ -51,6 +54,7 @@ export const checkCommand: Command = {
       const report = await runPreflight(conn, {
         serverId: config.database.serverId,
         hostname: config.database.hostname,
+        replicationProbe: replicationProbe(connect),
         snapshotLockingMode: config.snapshot.lockingMode,
       });
       report.checks.push(...outputFormatChecks(config)); // warnings: they never fail the check

@@ -50,6 +50,11 @@ export interface PreflightOptions {
   minRetentionHours?: number;
   /** database.hostname, to recognise endpoints that cannot replicate (RDS Proxy). */
   hostname?: string;
+  /**
+   * Starts (and stops) a binlog dump the way the capture does, throwing what the server answered: proves
+   * REPLICATION SLAVE however it was granted (directly or through a role). `cdc check` passes one.
+   */
+  replicationProbe?: () => Promise<void>;
 }
 
 /** Preflight could not run (e.g. the connection dropped), or the report has failures (see assertPreflight). */
@@ -68,6 +73,10 @@ const MIN_PACKET = 16 * 1024 * 1024;
 
 class Probe {
   constructor(private readonly conn: Queryable) {}
+
+  get pooled(): boolean {
+    return 'getConnection' in this.conn;
+  }
 
   /** Rows of the first result set, or the error when the statement is refused (privileges, missing feature). */
   async rows(sql: string): Promise<RowDataPacket[] | Error> {
@@ -472,7 +481,60 @@ function userSpec(currentUser: string): string {
   return `'${m[1].replace(/`/g, '')}'@'${m[2].replace(/`/g, '')}'`;
 }
 
+type ProbeResult = 'ok' | 'denied' | 'unknown';
+
+function probeOutcome(err: unknown): ProbeResult {
+  if (err === undefined) return 'ok';
+  const e = err as { errno?: number; code?: string };
+  const text = errorMessage(err);
+  return [1044, 1045, 1142, 1227].includes(e.errno ?? 0) || /access denied|privilege/i.test(text)
+    ? 'denied'
+    : 'unknown';
+}
+
+/**
+ * What the capture will run, tried for real: the binlog status, a SELECT and a LOCK TABLES on a visible table, and
+ * (with opts.replicationProbe) a replication handshake + dump start. A statement that succeeds proves the privilege
+ * whichever way it was granted (roles included: Aurora MySQL 3 / RDS 8.0.36+ grant through rds_superuser_role).
+ */
+async function probePrivileges(probe: Probe, opts: PreflightOptions) {
+  const attempt = async (sql: string): Promise<ProbeResult> => {
+    const r = await probe.rows(sql);
+    return r instanceof Error ? probeOutcome(r) : 'ok';
+  };
+  let status = await attempt('SHOW BINARY LOG STATUS');
+  if (status === 'unknown') status = await attempt('SHOW MASTER STATUS');
+  const visible = await probe.rows(
+    "SELECT TABLE_SCHEMA AS db, TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND " +
+      "TABLE_SCHEMA NOT IN ('mysql', 'sys', 'performance_schema', 'information_schema') LIMIT 1",
+  );
+  const table =
+    visible instanceof Error || visible.length === 0
+      ? null
+      : `\`${String(visible[0].db).replace(/`/g, '``')}\`.\`${String(visible[0].t).replace(/`/g, '``')}\``;
+  const select: ProbeResult = table ? await attempt(`SELECT 1 FROM ${table} LIMIT 0`) : 'unknown';
+  let lockTables: ProbeResult = 'unknown';
+  // Only on a dedicated connection: a pool could UNLOCK on another session than the one that locked.
+  if (table && !probe.pooled) {
+    lockTables = await attempt(`LOCK TABLES ${table} READ`);
+    if (lockTables === 'ok') await probe.rows('UNLOCK TABLES');
+  }
+  let replication: ProbeResult = 'unknown';
+  let replicationError = '';
+  if (opts.replicationProbe) {
+    try {
+      await opts.replicationProbe();
+      replication = 'ok';
+    } catch (err) {
+      replication = (err as { code?: string }).code === 'CONNECTION_FAILED' ? 'denied' : probeOutcome(err);
+      replicationError = errorMessage(err);
+    }
+  }
+  return { status, select, lockTables, replication, replicationError, table };
+}
+
 async function privilegeChecks(probe: Probe, s: ServerInfo, opts: PreflightOptions): Promise<PreflightCheck[]> {
+  const tried = await probePrivileges(probe, opts);
   const rows = await probe.rows('SHOW GRANTS');
   if (rows instanceof Error) {
     return [
@@ -484,16 +546,22 @@ async function privilegeChecks(probe: Probe, s: ServerInfo, opts: PreflightOptio
     ];
   }
   const g = parseGrants(rows.map((r) => String(Object.values(r)[0])));
+  // A probe that succeeded wins over the grant text (roles); one that was denied wins too.
+  const proved = (r: ProbeResult, fromGrants: boolean) => (r === 'ok' ? true : r === 'denied' ? false : fromGrants);
   const who = userSpec(s.currentUser);
   const grant = (p: string, on = '*.*') => `GRANT ${p} ON ${on} TO ${who};`;
-  const rolesNote = g.roles ? ' (privileges granted through roles are not counted)' : '';
   const out: PreflightCheck[] = [];
 
-  const select = has(g.global, 'SELECT');
+  const selectGlobal = has(g.global, 'SELECT');
+  const select = proved(tried.select, selectGlobal);
   const selectScoped = !select && has(g.scoped, 'SELECT');
   out.push(
     select
-      ? { id: 'privilege.select', status: 'pass', message: 'SELECT on *.*' }
+      ? {
+          id: 'privilege.select',
+          status: 'pass',
+          message: selectGlobal ? 'SELECT on *.*' : `SELECT works (a SELECT on ${tried.table} succeeded)`,
+        }
       : selectScoped
         ? {
             id: 'privilege.select',
@@ -503,7 +571,7 @@ async function privilegeChecks(probe: Probe, s: ServerInfo, opts: PreflightOptio
         : {
             id: 'privilege.select',
             status: 'fail',
-            message: `Missing SELECT: the snapshot cannot read tables${rolesNote}`,
+            message: `Missing SELECT: the snapshot cannot read tables`,
             fix: `${grant('SELECT')} (or on each captured database: GRANT SELECT ON \`db\`.* TO ${who};)`,
           },
   );
@@ -515,16 +583,16 @@ async function privilegeChecks(probe: Probe, s: ServerInfo, opts: PreflightOptio
     const id = `privilege.${priv.toLowerCase().replace(/ /g, '_')}`;
     const shown = s.flavour === 'mariadb' && priv === 'REPLICATION CLIENT' ? 'BINLOG MONITOR' : priv;
     out.push(
-      has(g.global, priv)
+      proved(priv === 'REPLICATION CLIENT' ? tried.status : tried.replication, has(g.global, priv))
         ? { id, status: 'pass', message: `${shown} on *.*` }
-        : { id, status: 'fail', message: `Missing ${shown} (${why})${rolesNote}`, fix: grant(shown) },
+        : { id, status: 'fail', message: `Missing ${shown} (${why})`, fix: grant(shown) },
     );
   }
 
   const mode = (opts.snapshotLockingMode ?? 'minimal').toLowerCase();
   const locking = mode !== 'none';
   const reload = has(g.global, 'RELOAD');
-  const lockTables = has(g.global, 'LOCK TABLES') || has(g.scoped, 'LOCK TABLES');
+  const lockTables = proved(tried.lockTables, has(g.global, 'LOCK TABLES') || has(g.scoped, 'LOCK TABLES'));
   // Aurora/RDS deny FLUSH TABLES WITH READ LOCK even with RELOAD, so table locks are the only option there.
   const globalLockUsable = reload && !s.managed;
   if (!locking) {
@@ -554,7 +622,7 @@ async function privilegeChecks(probe: Probe, s: ServerInfo, opts: PreflightOptio
       status: globalLockUsable ? 'warn' : 'fail',
       message: globalLockUsable
         ? 'Missing LOCK TABLES: not needed while the global read lock is available'
-        : `Missing LOCK TABLES: without the global read lock, snapshot.locking.mode=${mode} needs table locks${rolesNote}`,
+        : `Missing LOCK TABLES: without the global read lock, snapshot.locking.mode=${mode} needs table locks`,
       fix: `${grant('LOCK TABLES')} (or set snapshot.locking.mode=none if the tables do not change during the snapshot)`,
     });
   }
@@ -565,7 +633,7 @@ async function privilegeChecks(probe: Probe, s: ServerInfo, opts: PreflightOptio
       : {
           id: 'privilege.show_databases',
           status: 'warn',
-          message: `Missing SHOW DATABASES: only databases the user has privileges on are visible${rolesNote}`,
+          message: `Missing SHOW DATABASES: only databases the user has privileges on are visible`,
           fix: grant('SHOW DATABASES'),
         },
   );
