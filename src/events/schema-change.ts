@@ -2,6 +2,7 @@
  * Schema change events for consumers (include.schema.changes) on the `<topic.prefix>` topic, shaped like
  * Debezium's SchemaChangeKey/SchemaChangeValue with ConnectTableChangeSerializer's table structs.
  */
+import { redactSqlSecrets } from '../common/redact-sql.js';
 import type { SinkRecord } from '../sinks/sink.js';
 import { recordSize } from '../sinks/sink.js';
 import type { ColumnDef, TableDef } from '../source/mysql/schema/model.js';
@@ -171,7 +172,7 @@ export class SchemaChangeEventBuilder {
     const keyPayload = `{"databaseName":${JSON.stringify(input.databaseName)}}`;
     const valuePayload =
       `{"source":${source},"ts_ms":${input.tsMs ?? input.source.tsMs},"databaseName":${JSON.stringify(input.databaseName)},` +
-      `"schemaName":null,"ddl":${toJsonText(input.ddl)},"tableChanges":[${input.tableChanges.map(tableChangeJson).join(',')}]}`;
+      `"schemaName":null,"ddl":${toJsonText(redactSqlSecrets(input.ddl))},"tableChanges":[${input.tableChanges.map(tableChangeJson).join(',')}]}`;
     const schemas = this.opts.schemasEnable;
     const key = schemas ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;
     const value = schemas ? withSchema(this.valueSchemaJson, valuePayload) : valuePayload;

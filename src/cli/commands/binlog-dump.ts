@@ -4,6 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { CdcError, errorMessage } from '../../common/errors.js';
+import { redactSqlSecrets } from '../../common/redact-sql.js';
 import type { BinlogEvent, ColumnInfo, TableMapEvent } from '../../source/mysql/binlog/events.js';
 import { type BinlogFileEntry, readBinlogDirectory, readBinlogFile } from '../../source/mysql/binlog/file-reader.js';
 import { ColumnType } from '../../source/mysql/column-type.js';
@@ -145,6 +146,8 @@ function eventFields(ev: BinlogEvent, position: number): Record<string, Json> {
     default: {
       const { type: _t, header: _h, ...rest } = ev;
       for (const [k, v] of Object.entries(rest)) out[k] = plain(v);
+      // QUERY, ROWS_QUERY and MariaDB ANNOTATE_ROWS carry statement text: no passwords in what we print.
+      if (typeof out.query === 'string') out.query = redactSqlSecrets(out.query);
       return out;
     }
   }
