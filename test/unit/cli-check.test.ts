@@ -35,3 +35,18 @@ describe('cdc check: one configuration pass', () => {
     assert.match(err, /transforms\.u\.no\.such\.option/);
   });
 });
+
+describe('cdc check exit codes agree with check --help', () => {
+  it('an unreachable database exits 1 (the usage text says so), not 3', async () => {
+    const t = io();
+    const set = ['topic.prefix=x', 'database.hostname=127.0.0.1', 'database.port=1', 'database.user=u'];
+    const code = await main(
+      ['check', ...set.flatMap((s) => ['--set', s]), '--set', 'database.ssl.mode=disabled'],
+      t.io,
+    );
+    assert.equal(code, ExitCode.FAILURE, t.err());
+    const help = io();
+    await main(['check', '--help'], help.io);
+    assert.match(help.out(), /1 the database could not be reached/);
+  });
+});

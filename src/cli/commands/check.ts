@@ -3,7 +3,6 @@ import { errorMessage } from '../../common/errors.js';
 import { silentLogger } from '../../common/logger.js';
 import { outputFormatChecks } from '../../config/output-format.js';
 import type { CdcConfig } from '../../config/types.js';
-import { DatabaseConnectionError } from '../../source/mysql/connection.js';
 import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
 import { formatPreflightReport, runPreflight } from '../../source/mysql/preflight.js';
 import { replicationProbe } from '../../source/mysql/replication-probe.js';
@@ -48,7 +47,8 @@ export const checkCommand: Command = {
       conn = await connect();
     } catch (err) {
       io.stderr.write(`cdc check: ${errorMessage(err)}\n`);
-      return err instanceof DatabaseConnectionError ? ExitCode.CHECK_FAILED : ExitCode.FAILURE;
+      // Unreachable or refused (wrong password, TLS): 1, as check --help and docs/cli.md say; 3 is for findings.
+      return ExitCode.FAILURE;
     }
     try {
       const report = await runPreflight(conn, {
