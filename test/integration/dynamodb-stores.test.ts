@@ -86,7 +86,7 @@ describe('DynamoDB stores against dynalite', () => {
     );
     await assert.rejects(
       new DynamoDbOffsetStore({ client, tableName: 'no-such-table', connectorName: 'x' }).load(),
-      /does not exist: create it or set createTables: true/,
+      /does not exist: create it, or let the task create it: set offset\.storage\.dynamodb\.table\.create=true/,
     );
   });
 
