@@ -2,6 +2,7 @@
 // `npm run bench [-- <name>...]`: runs every (or the named) bench/<name>.bench.ts and prints one line per figure:
 //   BENCH <name> ours=<n> reference=<n> ratio=<n> unit=<unit> ref="<what the reference is>"
 // Each benchmark module exports `run(): Promise<Figure[]>` and measures its reference in the same run.
+// `--tiny` runs each at a tiny size (CI: proves every benchmark still works; its figures mean nothing).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,7 +13,19 @@ const all = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
   .map((f) => f.slice(0, -'.bench.ts'.length))
   .sort();
-const wanted = process.argv.slice(2);
+const args0 = process.argv.slice(2);
+const tiny = args0.includes('--tiny');
+const wanted = args0.filter((a) => a !== '--tiny');
+/** Sizes for --tiny; a size already set in the environment wins. */
+const TINY = {
+  DECODE_BENCH_ROWS: '2000',
+  DECODE_BENCH_RUNS: '1',
+  STREAMING_BENCH_ROWS: '2000',
+  STREAMING_BENCH_RUNS: '1',
+  SNAPSHOT_BENCH_ROWS: '2000',
+  KAFKA_BENCH_ROWS: '300',
+};
+const env = tiny ? { ...TINY, ...process.env } : process.env;
 const unknown = wanted.filter((w) => !all.includes(w));
 if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${all.join(', ')}`);
@@ -26,9 +39,7 @@ for (const name of wanted.length ? wanted : all) {
   // Each benchmark runs in its own process so peak-RSS figures are not polluted by the others, with the capture
   // image's heap settings (Dockerfile NODE_OPTIONS): the benchmarks that measure our RSS in-process measure the image's.
   const args = ['--expose-gc', ...imageOptions, '--import', 'tsx', join(here, 'run-one.ts'), name];
-  const r = spawnSync(process.execPath, args, {
-    stdio: 'inherit',
-  });
+  const r = spawnSync(process.execPath, args, { stdio: 'inherit', env });
   if (r.status !== 0) {
     console.error(`benchmark ${name} failed (exit ${r.status})`);
     failed = true;
