@@ -99,6 +99,8 @@ export function startOracle(db: MariaDbServer, opts: OracleOptions): OracleRun {
   );
   const args = [
     ...(opts.jvmArgs ?? []),
+    // The JVM ignores TMPDIR: its temp files go where ours do (the test run's own folder, removed after the run).
+    `-Djava.io.tmpdir=${tmpdir()}`,
     '-cp',
     oracleClasspath(),
     'cdc.oracle.Oracle',
