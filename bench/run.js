@@ -4,7 +4,8 @@
 // Each benchmark module exports `run(): Promise<Figure[]>` and measures its reference in the same run.
 // `--tiny` runs each at a tiny size (CI: proves every benchmark still works; its figures mean nothing).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,7 +26,9 @@ const TINY = {
   SNAPSHOT_BENCH_ROWS: '2000',
   KAFKA_BENCH_ROWS: '300',
 };
-const env = tiny ? { ...TINY, ...process.env } : process.env;
+// One temp folder for the whole run (servers' datadirs, binlogs, JVM files), removed at the end.
+const runTmp = mkdtempSync(join(tmpdir(), 'cdc-bench-run-'));
+const env = { ...(tiny ? { ...TINY, ...process.env } : process.env), TMPDIR: runTmp };
 const unknown = wanted.filter((w) => !all.includes(w));
 if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${all.join(', ')}`);
@@ -45,4 +48,5 @@ for (const name of wanted.length ? wanted : all) {
     failed = true;
   }
 }
+rmSync(runTmp, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

@@ -283,6 +283,8 @@ export async function startKafkaBroker(opts: KafkaBrokerOptions = {}): Promise<K
     '-XX:-UsePerfData',
     ...((opts.jit ?? 'quick') === 'quick' ? ['-XX:TieredStopAtLevel=1'] : []),
     '-Djava.awt.headless=true',
+    // The JVM ignores TMPDIR (native libraries such as lz4 unpack there): keep them in the run's temp folder.
+    `-Djava.io.tmpdir=${tmpdir()}`,
     // CDC_KAFKA_LOG_LEVEL=info shows the broker's start-up in its log (see log()).
     `-Dorg.slf4j.simpleLogger.defaultLogLevel=${process.env.CDC_KAFKA_LOG_LEVEL ?? 'warn'}`,
     '-Dorg.slf4j.simpleLogger.showDateTime=true',
