@@ -188,12 +188,13 @@ function installExitHooks(): void {
   process.on('exit', killAllSync);
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = () => {
+      // Someone else handles the signal (e.g. `cdc demo` stopping cleanly on Ctrl-C): leave the servers to it; the
+      // 'exit' hook still kills what is left.
+      if (process.listenerCount(sig) > 1) return;
       killAllSync();
-      // If nobody else handles the signal, keep its default meaning (terminate) instead of swallowing it.
-      if (process.listenerCount(sig) <= 1) {
-        process.removeListener(sig, onSignal);
-        process.kill(process.pid, sig);
-      }
+      // Nobody else handles it: keep its default meaning (terminate) instead of swallowing it.
+      process.removeListener(sig, onSignal);
+      process.kill(process.pid, sig);
     };
     process.on(sig, onSignal);
   }

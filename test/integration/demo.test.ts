@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 
 // The README's first command line, end to end: `npm run demo -- --for N` shows snapshot and live events and exits 0.
@@ -23,4 +26,41 @@ test('cdc demo --for shows snapshot reads, live changes, a schema change and exi
   assert.match(out, /DELETE inventory\.addresses key=\{"id":16\}/);
   assert.match(out, /summary: snapshot reads 33, creates 2, updates 2, deletes 1/);
   assert.match(out, /committed offset in DynamoDB: /);
+});
+
+// Ctrl-C: the demo stops cleanly, prints its summary and removes its temp folder (it died silently before: the
+// MariaDB harness re-raised the signal once the demo's `once` listener was gone).
+test('cdc demo stopped with SIGINT prints its summary, exits 0 and leaves no temp folder', async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'cdc-demo-sigint-'));
+  try {
+    const child = spawn(process.execPath, ['bin/cdc.js', 'demo'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TMPDIR: tmp },
+    });
+    let out = '';
+    let err = '';
+    let signalled = false;
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (!signalled && out.includes('waiting for more changes')) {
+        signalled = true;
+        child.kill('SIGINT');
+      }
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.ok(signalled, `the demo never reached its idle wait:\n${out}\n${err}`);
+    assert.equal(code, 0, `demo failed:\n${out}\n${err}`);
+    assert.match(out, /stopping \(Ctrl-C\)/);
+    assert.match(out, /summary: snapshot reads 33/);
+    assert.deepEqual(
+      readdirSync(tmp).filter((n) => n.startsWith('cdc-demo-')),
+      [],
+      'the demo removed its temp folder',
+    );
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });

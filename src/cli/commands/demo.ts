@@ -52,8 +52,10 @@ export const demoCommand: Command = {
       view.note('stopping (Ctrl-C)');
       stop.abort();
     };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    // `on`, not `once`: the listener must stay registered while the demo stops, so the MariaDB harness's own signal
+    // hook sees that the signal is handled and neither kills the server nor re-raises the signal (no summary then).
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     const cleanups: Array<() => Promise<unknown>> = [];
     const dir = mkdtempSync(join(tmpdir(), 'cdc-demo-'));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
