@@ -51,34 +51,42 @@ export interface SourceInfo {
 
 const SNAPSHOT_VALUES = 'true,first,first_in_data_collection,last_in_data_collection,last,false,incremental';
 
+function sourceField(field: string, type: ConnectSchema['type'], optional: boolean): ConnectField {
+  return { field, schema: { type, optional } };
+}
+
+/** The fields every Debezium connector's `Source` block starts with (CommonSourceInfoStructMaker), in order. */
+export function commonSourceFields(): ConnectField[] {
+  return [
+    sourceField('version', 'string', false),
+    sourceField('connector', 'string', false),
+    sourceField('name', 'string', false),
+    sourceField('ts_ms', 'int64', false),
+    {
+      field: 'snapshot',
+      schema: {
+        type: 'string',
+        optional: true,
+        name: 'io.debezium.data.Enum',
+        version: 1,
+        parameters: { allowed: SNAPSHOT_VALUES },
+        default: 'false',
+      },
+    },
+    sourceField('db', 'string', false),
+    sourceField('sequence', 'string', true),
+    sourceField('ts_us', 'int64', true),
+    sourceField('ts_ns', 'int64', true),
+  ];
+}
+
 /** io.debezium.connector.mysql.Source schema, field order as BinlogSourceInfoStructMaker builds it. */
 export function sourceSchema(connector: 'mysql' | 'mariadb'): ConnectSchema {
-  const f = (field: string, type: ConnectSchema['type'], optional: boolean): ConnectField => ({
-    field,
-    schema: { type, optional },
-  });
+  const f = sourceField;
   return {
     type: 'struct',
     fields: [
-      f('version', 'string', false),
-      f('connector', 'string', false),
-      f('name', 'string', false),
-      f('ts_ms', 'int64', false),
-      {
-        field: 'snapshot',
-        schema: {
-          type: 'string',
-          optional: true,
-          name: 'io.debezium.data.Enum',
-          version: 1,
-          parameters: { allowed: SNAPSHOT_VALUES },
-          default: 'false',
-        },
-      },
-      f('db', 'string', false),
-      f('sequence', 'string', true),
-      f('ts_us', 'int64', true),
-      f('ts_ns', 'int64', true),
+      ...commonSourceFields(),
       f('table', 'string', true),
       f('server_id', 'int64', false),
       f('gtid', 'string', true),

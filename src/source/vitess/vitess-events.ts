@@ -6,6 +6,7 @@
  * Topic naming, schema JSON and heartbeats come from src/events.
  */
 import { type ConnectField, type ConnectSchema, schemaToJson, withSchema } from '../../events/connect-schema.js';
+import { commonSourceFields } from '../../events/envelope.js';
 import { adjustSchemaName, dataChangeTopic, schemaChangeTopic } from '../../events/topics.js';
 import type { SinkRecord } from '../../sinks/sink.js';
 import { recordSize } from '../../sinks/sink.js';
@@ -35,31 +36,11 @@ export interface VitessSourceInfo {
   vgtid: string;
 }
 
-const SNAPSHOT_VALUES = 'true,first,first_in_data_collection,last_in_data_collection,last,false,incremental';
-
 /** io.debezium.connector.vitess.Source, field order of VitessSourceInfoStructMaker. */
 export const VITESS_SOURCE_SCHEMA: ConnectSchema = {
   type: 'struct',
   fields: [
-    { field: 'version', schema: { type: 'string', optional: false } },
-    { field: 'connector', schema: { type: 'string', optional: false } },
-    { field: 'name', schema: { type: 'string', optional: false } },
-    { field: 'ts_ms', schema: { type: 'int64', optional: false } },
-    {
-      field: 'snapshot',
-      schema: {
-        type: 'string',
-        optional: true,
-        name: 'io.debezium.data.Enum',
-        version: 1,
-        parameters: { allowed: SNAPSHOT_VALUES },
-        default: 'false',
-      },
-    },
-    { field: 'db', schema: { type: 'string', optional: false } },
-    { field: 'sequence', schema: { type: 'string', optional: true } },
-    { field: 'ts_us', schema: { type: 'int64', optional: true } },
-    { field: 'ts_ns', schema: { type: 'int64', optional: true } },
+    ...commonSourceFields(),
     { field: 'keyspace', schema: { type: 'string', optional: false } },
     { field: 'table', schema: { type: 'string', optional: false } },
     { field: 'shard', schema: { type: 'string', optional: false } },
