@@ -13,7 +13,7 @@ import { Producer } from '@platformatic/kafka';
 import { startCapture } from '../src/cli/commands/run.js';
 import { silentLogger } from '../src/common/logger.js';
 import { parseConfig } from '../src/config/index.js';
-import { parseKafkaSinkConfig } from '../src/sinks/kafka/config.js';
+import { parseKafkaSinkConfig } from '../src/config/kafka-sink.js';
 import { KafkaSink } from '../src/sinks/kafka/kafka-sink.js';
 import type { SinkRecord } from '../src/sinks/sink.js';
 import { startKafkaBroker } from '../test/harness/kafka.js';

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KinesisClient, PutRecordsInput, PutRecordsOutput } from '@aws-sdk/client-kinesis';
-import { recordLine } from '../../src/sinks/file/record-line.js';
+import { recordLine } from '../../src/model/record-line.js';
 import { deaggregate } from '../../src/sinks/kinesis/kpl-aggregation.js';
 import { partitionKeyFor, StreamRouter, type StreamRoutingOptions } from '../../src/sinks/kinesis/routing.js';
 import type { SinkRecord } from '../../src/sinks/sink.js';

@@ -3,9 +3,10 @@
  * list every problem at once): the Kafka producer settings (`sink.kafka.*`) and the transform chain
  * (`transforms.*`). Each component keeps its own validator; this only runs them and collects their problems.
  */
-import { parseKafkaSinkConfig } from '../sinks/kafka/config.js';
+
+import type { ConfigProblem } from '../common/config-error.js';
 import { buildChain } from '../transforms/chain.js';
-import type { ConfigProblem } from './config-error.js';
+import { parseKafkaSinkConfig } from './kafka-sink.js';
 import type { CdcConfig } from './types.js';
 
 export function componentProblems(config: CdcConfig): ConfigProblem[] {

@@ -1,5 +1,7 @@
 /** Public surface of the configuration module. */
-export { ConfigError, type ConfigProblem, formatProblems } from './config-error.js';
+export { ConfigError, type ConfigProblem, formatProblems } from '../common/config-error.js';
+export { matchesAny } from '../common/config-values.js';
+export { REDACTED, Secret } from '../common/secret.js';
 export { describeProperty, renderConfigDocs } from './docs.js';
 export { collectRaw, type LoadOptions, loadConfig, loadConfigWithSecrets } from './load.js';
 export { checkConfig, parseConfig } from './parse.js';
@@ -13,7 +15,6 @@ export {
   type PropertyType,
 } from './properties.js';
 export { redactConfig } from './redact.js';
-export { REDACTED, Secret } from './secret.js';
 export { resolveSecrets, SecretResolutionError, type SecretsClient } from './secrets.js';
 export {
   envName,
@@ -27,4 +28,3 @@ export {
   readConfigFile,
 } from './sources.js';
 export type * from './types.js';
-export { matchesAny } from './values.js';

@@ -2,7 +2,7 @@
  * Loading glue: read the sources, apply precedence (file < env < overrides), expand `${env:}`/`${file:}`
  * references, then parse once. Problems from every stage are reported together in one ConfigError.
  */
-import { ConfigError, type ConfigProblem } from './config-error.js';
+import { ConfigError, type ConfigProblem } from '../common/config-error.js';
 import { canonicalize } from './normalize.js';
 import { checkConfig } from './parse.js';
 import { resolveSecrets, type SecretsClient } from './secrets.js';

@@ -3,9 +3,9 @@
  * mapped, unknown keys reported with a did-you-mean. Used per source (so precedence works across aliases) and
  * again by `parseConfig`.
  */
-import type { ConfigProblem } from './config-error.js';
+import type { ConfigProblem } from '../common/config-error.js';
+import { editDistance, suggest } from '../common/suggest.js';
 import { findProperty, knownNames, type PropertyMatch, patternPrefixes } from './properties.js';
-import { editDistance, suggest } from './suggest.js';
 
 export interface Canonicalized {
   readonly values: Map<string, string>;

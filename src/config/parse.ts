@@ -5,13 +5,14 @@
 
 import { getHashes } from 'node:crypto';
 import { accessSync, constants as fsConstants } from 'node:fs';
+import { ConfigError, type ConfigProblem } from '../common/config-error.js';
+import { compileRegexList, deriveServerId, parseMessageKeyColumns, splitList } from '../common/config-values.js';
 import { isInlinePem } from '../common/inline-pem.js';
+import { REDACTED, Secret } from '../common/secret.js';
+import { suggest } from '../common/suggest.js';
 import { componentProblems } from './component-checks.js';
-import { ConfigError, type ConfigProblem } from './config-error.js';
 import { canonicalize } from './normalize.js';
 import { findProperty, INT_MAX, isSecretKey, type PropertyDef } from './properties.js';
-import { REDACTED, Secret } from './secret.js';
-import { suggest } from './suggest.js';
 import type {
   CdcConfig,
   ColumnsConfig,
@@ -21,7 +22,6 @@ import type {
   SinkConfig,
   TransformConfig,
 } from './types.js';
-import { compileRegexList, deriveServerId, parseMessageKeyColumns, splitList } from './values.js';
 import { DEFAULT_VTGATE_PORT, isVitessConnectorClass, parseVitessConfig, VITESS_CONNECTOR_CLASS } from './vitess.js';
 
 /** Parse and validate; throws ConfigError listing every problem. */

@@ -1,4 +1,4 @@
-import { Secret } from './secret.js';
+import { Secret } from '../common/secret.js';
 import type { CdcConfig } from './types.js';
 
 /**

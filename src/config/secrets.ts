@@ -7,10 +7,10 @@ import {
   type GetSecretValueCommandOutput,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { ConfigError, type ConfigProblem } from '../common/config-error.js';
 import { CdcError } from '../common/errors.js';
-import { ConfigError, type ConfigProblem } from './config-error.js';
+import { Secret } from '../common/secret.js';
 import { deepFreeze } from './parse.js';
-import { Secret } from './secret.js';
 import type { CdcConfig } from './types.js';
 
 /** The part of SecretsManagerClient used here; tests inject a stub. */

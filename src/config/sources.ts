@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import type { ConfigProblem } from './config-error.js';
+import type { ConfigProblem } from '../common/config-error.js';
+import { splitList } from '../common/config-values.js';
+import { suggest } from '../common/suggest.js';
 import { knownNames, PROPERTIES } from './properties.js';
-import { suggest } from './suggest.js';
-import { splitList } from './values.js';
 
 export interface SourceResult {
   readonly values: Record<string, string>;

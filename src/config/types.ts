@@ -1,4 +1,4 @@
-import type { Secret } from './secret.js';
+import type { Secret } from '../common/secret.js';
 
 /**
  * The fully resolved configuration every other module consumes, produced once by `parseConfig`/`loadConfig`.

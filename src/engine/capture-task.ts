@@ -5,13 +5,13 @@
  */
 import { errorMessage } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import type { QueueItem } from '../model/queue-item.js';
 import { type DeliveryStatus, HEALTHY_DELIVERY } from '../sinks/delivery-status.js';
 import type { Sink, SinkRecord } from '../sinks/sink.js';
 import type { Lease } from '../stores/lease.js';
 import type { OffsetStore, SourceOffset } from '../stores/offset-store.js';
 import { ChangeQueue } from './change-queue.js';
 import { Publisher } from './publisher.js';
-import type { QueueItem } from './queue-item.js';
 import type { RetryPolicy } from './retry.js';
 
 /** What a change source gets from the task. */

@@ -6,9 +6,9 @@
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { Logger } from '../common/logger.js';
+import { parseKafkaSinkConfig } from '../config/kafka-sink.js';
 import type { CdcConfig } from '../config/types.js';
 import { FileSink, StdoutSink } from '../sinks/file/file-sink.js';
-import { parseKafkaSinkConfig } from '../sinks/kafka/config.js';
 import { KafkaSink } from '../sinks/kafka/kafka-sink.js';
 import { KinesisSink } from '../sinks/kinesis/kinesis-sink.js';
 import type { Sink } from '../sinks/sink.js';

@@ -8,7 +8,7 @@
  */
 import { createHash, getHashes } from 'node:crypto';
 import { CdcError } from '../common/errors.js';
-import type { ColumnDef } from '../source/mysql/schema/model.js';
+import type { ColumnDef } from '../model/table-def.js';
 import { javaSerializedString } from './binary.js';
 import type { ColumnInfo } from './column-info.js';
 import type { ConnectSchema, JsonValue } from './connect-schema.js';

@@ -1,4 +1,4 @@
-import type { ColumnDef } from '../source/mysql/schema/model.js';
+import type { ColumnDef } from '../model/table-def.js';
 
 /**
  * What Debezium's MySQL DDL parser would record for a column (io.debezium.relational.Column): upper-case type

@@ -8,7 +8,7 @@
  * fallback (0, "", epoch) for NOT NULL columns.
  */
 import { CdcError } from '../common/errors.js';
-import type { ColumnDef } from '../source/mysql/schema/model.js';
+import type { ColumnDef } from '../model/table-def.js';
 import {
   type CellValue,
   MysqlDate,
@@ -18,7 +18,7 @@ import {
   MysqlTime,
   MysqlTimestamp,
   utcMillis,
-} from '../source/mysql/values.js';
+} from '../model/values.js';
 import { base64UrlSafe, decimalBase64, float32Text, inet4Text, inet6Text, uuidText } from './binary.js';
 import { type ColumnInfo, columnInfo, fsp } from './column-info.js';
 import { type ConnectSchema, type JsonValue, toJsonText } from './connect-schema.js';

@@ -13,7 +13,7 @@
  * Output is rendered like the decoder renders binary JSON (see json-binary.ts): compact `{"a":1,"b":[true,null]}`,
  * object keys in MySQL's storage order (shorter keys first, then by bytes), scalars exactly as in the input texts.
  */
-import type { JsonDiff } from '../source/mysql/values.js';
+import type { JsonDiff } from '../model/values.js';
 
 export class JsonDiffError extends Error {}
 

@@ -3,8 +3,8 @@
  * like value fields but without column mappers (Debezium never masks keys). Keyless tables have a null key.
  */
 import { CdcError } from '../common/errors.js';
-import type { ColumnDef, TableDef } from '../source/mysql/schema/model.js';
-import type { Row } from '../source/mysql/values.js';
+import type { ColumnDef, TableDef } from '../model/table-def.js';
+import type { Row } from '../model/values.js';
 import { anchored } from './column-filters.js';
 import type { ConnectSchema } from './connect-schema.js';
 import { createFieldConverter } from './converters.js';

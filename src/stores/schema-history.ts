@@ -1,4 +1,4 @@
-import type { TableDef } from '../source/mysql/schema/model.js';
+import type { TableDef } from '../model/table-def.js';
 import type { SourceOffset } from './offset-store.js';
 
 /**

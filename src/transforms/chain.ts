@@ -2,9 +2,10 @@
  * Building a transform chain from configuration (`transforms=a,b` + `transforms.a.type=...`), applying it to parsed
  * records, and the SinkRecord adapter the capture engine calls before publishing.
  */
+
+import type { ConfigProblem } from '../common/config-error.js';
 import { CdcError, errorMessage } from '../common/errors.js';
-import type { ConfigProblem } from '../config/config-error.js';
-import { suggest } from '../config/suggest.js';
+import { suggest } from '../common/suggest.js';
 import type { TransformConfig } from '../config/types.js';
 import type { SinkRecord } from '../sinks/sink.js';
 import { OptionReader, TransformConfigError } from './options.js';

@@ -4,10 +4,10 @@
  * (`CDC_TRANSFORMS=a,b`, `CDC_TRANSFORMS_A_TYPE=unwrap`, `CDC_TRANSFORMS_A_ADD_FIELDS=op`; `_` stands for `.` in
  * option names) or one JSON variable holding such a map (`TRANSFORMS_CONFIG`).
  */
-import type { ConfigProblem } from '../config/config-error.js';
-import { suggest } from '../config/suggest.js';
+import type { ConfigProblem } from '../common/config-error.js';
+import { splitList } from '../common/config-values.js';
+import { suggest } from '../common/suggest.js';
 import type { TransformConfig } from '../config/types.js';
-import { splitList } from '../config/values.js';
 import { TransformConfigError } from './options.js';
 
 /** Transform configs from a flat properties map; throws TransformConfigError listing every problem. */

@@ -2,12 +2,13 @@
  * Typed reading of one transform's options (`transforms.<name>.<option>`), collecting every problem instead of
  * throwing at the first, and flagging options the transform does not know (with a did-you-mean).
  */
+
+import type { ConfigProblem } from '../common/config-error.js';
+import { formatProblems } from '../common/config-error.js';
+import { splitList } from '../common/config-values.js';
 import { CdcError } from '../common/errors.js';
-import type { ConfigProblem } from '../config/config-error.js';
-import { formatProblems } from '../config/config-error.js';
-import type { Secret } from '../config/secret.js';
-import { suggest } from '../config/suggest.js';
-import { splitList } from '../config/values.js';
+import type { Secret } from '../common/secret.js';
+import { suggest } from '../common/suggest.js';
 
 /** Every problem in a transform chain's configuration. Not retriable: fix the configuration. */
 export class TransformConfigError extends CdcError {

@@ -6,7 +6,7 @@
  * payload in `value` and the Connect schema in `valueSchema`; the wrapper is restored on the way out (transforms that
  * reshape the value adjust or drop the schema, see each transform).
  */
-import { recordLine } from '../sinks/file/record-line.js';
+import { recordLine } from '../model/record-line.js';
 import { recordSize, type SinkRecord } from '../sinks/sink.js';
 import { type Json, parseJson, stringifyJson } from './json.js';
 

@@ -22,7 +22,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import ZongJi from '@vlasky/zongji';
-import type { CellValue, MysqlTimestamp } from '../../src/source/mysql/values.js';
+import type { CellValue, MysqlTimestamp } from '../../src/model/values.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import { binlogPosition, decodeFrom, rowChanges } from './support/binlog-stream.js';
 

@@ -15,7 +15,7 @@ import {
   MysqlTime,
   MysqlTimestamp,
   type Row,
-} from '../../src/source/mysql/values.js';
+} from '../../src/model/values.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import { binlogPosition, decodeFrom, type RowChange, rowChanges } from './support/binlog-stream.js';
 

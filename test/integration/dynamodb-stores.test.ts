@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type AttributeValue, type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { LeaseLostError, OffsetStoreError } from '../../src/common/errors.js';
-import type { ColumnDef, TableDef } from '../../src/source/mysql/schema/model.js';
+import type { ColumnDef, TableDef } from '../../src/model/table-def.js';
 import { DynamoDbLease } from '../../src/stores/dynamodb/dynamodb-lease.js';
 import { DynamoDbOffsetStore } from '../../src/stores/dynamodb/dynamodb-offset-store.js';
 import { DynamoDbSchemaHistory } from '../../src/stores/dynamodb/dynamodb-schema-history.js';

@@ -17,14 +17,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import type { Logger } from '../../src/common/logger.js';
-import type { ColumnDef, TableDef } from '../../src/source/mysql/schema/model.js';
-import {
-  type LockingMode,
-  runConsistentSnapshot,
-  type SnapshotOptions,
-  type SnapshotResult,
-} from '../../src/source/mysql/snapshot/consistent-snapshot.js';
-import { SnapshotError } from '../../src/source/mysql/snapshot/errors.js';
+import type { ColumnDef, TableDef } from '../../src/model/table-def.js';
 import {
   type CellValue,
   MysqlDate,
@@ -33,7 +26,14 @@ import {
   MysqlTime,
   MysqlTimestamp,
   type Row,
-} from '../../src/source/mysql/values.js';
+} from '../../src/model/values.js';
+import {
+  type LockingMode,
+  runConsistentSnapshot,
+  type SnapshotOptions,
+  type SnapshotResult,
+} from '../../src/source/mysql/snapshot/consistent-snapshot.js';
+import { SnapshotError } from '../../src/source/mysql/snapshot/errors.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import type { Credentials, MariaDbServer } from '../harness/mariadb.js';
 

@@ -5,9 +5,6 @@
 import { stat } from 'node:fs/promises';
 import { CdcError, errorMessage } from '../../common/errors.js';
 import { redactSqlSecrets } from '../../common/redact-sql.js';
-import type { BinlogEvent, ColumnInfo, TableMapEvent } from '../../source/mysql/binlog/events.js';
-import { type BinlogFileEntry, readBinlogDirectory, readBinlogFile } from '../../source/mysql/binlog/file-reader.js';
-import { ColumnType } from '../../source/mysql/column-type.js';
 import {
   type CellValue,
   MysqlDate,
@@ -17,7 +14,10 @@ import {
   MysqlTime,
   MysqlTimestamp,
   type Row,
-} from '../../source/mysql/values.js';
+} from '../../model/values.js';
+import type { BinlogEvent, ColumnInfo, TableMapEvent } from '../../source/mysql/binlog/events.js';
+import { type BinlogFileEntry, readBinlogDirectory, readBinlogFile } from '../../source/mysql/binlog/file-reader.js';
+import { ColumnType } from '../../source/mysql/column-type.js';
 
 export const BINLOG_DUMP_HELP = `usage: cdc binlog-dump <file|dir> [--start-position N] [--format ndjson]
 

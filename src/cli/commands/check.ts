@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../common/errors.js';
 import { silentLogger } from '../../common/logger.js';
-import { outputFormatChecks } from '../../config/output-format.js';
 import type { CdcConfig } from '../../config/types.js';
 import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
 import { formatPreflightReport, runPreflight } from '../../source/mysql/preflight.js';
@@ -11,6 +10,7 @@ import { vtgateClientOptions } from '../../source/vitess/vitess-source.js';
 import { VtgateClient } from '../../source/vitess/vtgate-client.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, loadCliConfig } from '../config-loader.js';
 import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
+import { outputFormatChecks } from '../output-format-checks.js';
 
 const usage = `usage: cdc check --config <file> [--set key=value]...
 

@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { formatProblems } from '../../common/config-error.js';
 import { errorMessage } from '../../common/errors.js';
-import { formatProblems } from '../../config/config-error.js';
 import { parseOverrides, readConfigFile } from '../../config/sources.js';
 import type { TransformChain } from '../../transforms/index.js';
 import {

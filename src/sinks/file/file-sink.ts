@@ -2,8 +2,8 @@ import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import { errorMessage, SinkError } from '../../common/errors.js';
+import { recordLine } from '../../model/record-line.js';
 import type { Sink, SinkRecord } from '../sink.js';
-import { recordLine } from './record-line.js';
 
 export interface FileSinkOptions {
   /** File to append NDJSON lines to; parent directories are created. */

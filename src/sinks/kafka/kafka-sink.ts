@@ -29,8 +29,8 @@ import {
 } from '@platformatic/kafka';
 import { errorMessage, SinkError } from '../../common/errors.js';
 import { type Logger, silentLogger } from '../../common/logger.js';
+import type { KafkaSinkSettings } from '../../config/kafka-sink.js';
 import type { Sink, SinkRecord } from '../sink.js';
-import type { KafkaSinkSettings } from './config.js';
 import { mskIamTokenProvider } from './msk-iam.js';
 
 /** Tombstones carry an explicit null value (the client's schema requires the property; null encodes as length -1). */

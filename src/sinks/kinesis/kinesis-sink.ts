@@ -7,8 +7,8 @@ import {
 } from '@aws-sdk/client-kinesis';
 import { errorMessage, SinkError } from '../../common/errors.js';
 import { type Logger, silentLogger } from '../../common/logger.js';
+import { recordLine } from '../../model/record-line.js';
 import { type DeliveryStatus, DeliveryTracker } from '../delivery-status.js';
-import { recordLine } from '../file/record-line.js';
 import type { Sink, SinkRecord } from '../sink.js';
 import { backoffDelay, isRetriableEntryError, isRetriableRequestError, type RetryOptions } from './backoff.js';
 import { AggregateBuilder, partitionKeyHash } from './kpl-aggregation.js';

@@ -9,8 +9,8 @@ import { HeartbeatBuilder } from '../../events/heartbeat.js';
 import type { EventOptions } from '../../events/options.js';
 import { SchemaChangeEventBuilder } from '../../events/schema-change.js';
 import { TransactionContext } from '../../events/transaction.js';
+import type { TableDef } from '../../model/table-def.js';
 import type { SchemaHistoryEntry } from '../../stores/schema-history.js';
-import type { TableDef } from './schema/model.js';
 import type { RecordFactory, SourceInfo } from './streaming/ports.js';
 
 export function eventOptionsFromConfig(config: CdcConfig, connectorName: 'mysql' | 'mariadb' = 'mysql'): EventOptions {

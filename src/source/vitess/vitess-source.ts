@@ -11,9 +11,9 @@
  * the journal's shard GTIDs in place of the participating shards.
  */
 import type * as grpc from '@grpc/grpc-js';
+import { ConfigError } from '../../common/config-error.js';
 import { CdcError, errorMessage } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import { ConfigError } from '../../config/config-error.js';
 import type { CdcConfig, VitessConfig } from '../../config/types.js';
 import type { ChangeSource, SourceContext } from '../../engine/capture-task.js';
 import { mayRetry, retryDelayMs, retryPolicyFrom } from '../../engine/retry.js';

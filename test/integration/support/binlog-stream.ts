@@ -2,13 +2,14 @@
  * Test glue: stream a private MariaDB's binlog through our replication client + decoder and collect what the
  * decoder made of it.
  */
+
+import type { Row } from '../../../src/model/values.js';
 import { BinlogDecoder, type BinlogEvent } from '../../../src/source/mysql/binlog/decoder.js';
 import {
   BinlogReplicationClient,
   type BinlogStartPosition,
   EventType,
 } from '../../../src/source/mysql/binlog/replication/index.js';
-import type { Row } from '../../../src/source/mysql/values.js';
 import type { MariaDbServer } from '../../harness/mariadb.js';
 
 let nextServerId = 5000;

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { MysqlJson, MysqlJsonPartial, MysqlTime, MysqlTimestamp } from '../../../src/model/values.js';
 import { BinlogDecodeError, type BinlogEvent } from '../../../src/source/mysql/binlog/decoder.js';
 import { EventType } from '../../../src/source/mysql/binlog/event-types.js';
 import { readBinlogFile } from '../../../src/source/mysql/binlog/file-reader.js';
-import { MysqlJson, MysqlJsonPartial, MysqlTime, MysqlTimestamp } from '../../../src/source/mysql/values.js';
 import { decodeAll, fixture } from './helpers.js';
 
 const J = 'mysql-binlog-connector-java/';

@@ -1,11 +1,6 @@
 /** Column value decoding on exact, hand-built bytes. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeDecimal } from '../../../src/source/mysql/binlog/decimal.js';
-import { BinlogDecodeError, BinlogDecoder, type ColumnHint } from '../../../src/source/mysql/binlog/decoder.js';
-import { EventType } from '../../../src/source/mysql/binlog/event-types.js';
-import { jsonBinaryToText } from '../../../src/source/mysql/binlog/json-binary.js';
-import { ColumnType } from '../../../src/source/mysql/column-type.js';
 import {
   type CellValue,
   MysqlDate,
@@ -14,7 +9,12 @@ import {
   MysqlJsonPartial,
   MysqlTime,
   MysqlTimestamp,
-} from '../../../src/source/mysql/values.js';
+} from '../../../src/model/values.js';
+import { decodeDecimal } from '../../../src/source/mysql/binlog/decimal.js';
+import { BinlogDecodeError, BinlogDecoder, type ColumnHint } from '../../../src/source/mysql/binlog/decoder.js';
+import { EventType } from '../../../src/source/mysql/binlog/event-types.js';
+import { jsonBinaryToText } from '../../../src/source/mysql/binlog/json-binary.js';
+import { ColumnType } from '../../../src/source/mysql/column-type.js';
 import { buildEvent, packed, rowsV2Body, tableMapBody } from './helpers.js';
 
 /** Decodes one non-null value of a single-column table through TABLE_MAP + WRITE_ROWS_V2. */

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { silentLogger } from '../../../src/common/logger.js';
 import { ChangeQueue } from '../../../src/engine/change-queue.js';
 import { Publisher } from '../../../src/engine/publisher.js';
-import type { QueueItem } from '../../../src/engine/queue-item.js';
+import type { QueueItem } from '../../../src/model/queue-item.js';
 import type { Sink, SinkRecord } from '../../../src/sinks/sink.js';
 import type { OffsetStore, SourceOffset } from '../../../src/stores/offset-store.js';
 

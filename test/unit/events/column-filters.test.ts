@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type EventOptions, hashMapper, TableEventBuilder } from '../../../src/events/index.js';
-import type { Row } from '../../../src/source/mysql/values.js';
+import type { Row } from '../../../src/model/values.js';
 import { col, fixedClock, source, table } from './fixtures.js';
 
 const users = table(

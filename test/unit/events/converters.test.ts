@@ -8,7 +8,7 @@ import {
   resolveOptions,
   twosComplementBytes,
 } from '../../../src/events/index.js';
-import type { ColumnDef } from '../../../src/source/mysql/schema/model.js';
+import type { ColumnDef } from '../../../src/model/table-def.js';
 import {
   type CellValue,
   MysqlDate,
@@ -17,7 +17,7 @@ import {
   MysqlJsonPartial,
   MysqlTime,
   MysqlTimestamp,
-} from '../../../src/source/mysql/values.js';
+} from '../../../src/model/values.js';
 import { col } from './fixtures.js';
 
 function conv(c: ColumnDef, o: Partial<EventOptions> = {}) {

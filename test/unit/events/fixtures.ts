@@ -1,6 +1,6 @@
 /** Test fixtures for src/events: compact ColumnDef/TableDef builders and a fixed source position. */
 import type { SourceInfo } from '../../../src/events/index.js';
-import type { ColumnDef, TableDef } from '../../../src/source/mysql/schema/model.js';
+import type { ColumnDef, TableDef } from '../../../src/model/table-def.js';
 
 export function col(name: string, columnType: string, extra: Partial<ColumnDef> = {}): ColumnDef {
   const dataType = columnType.split(/[ (]/)[0].toLowerCase();

@@ -14,7 +14,7 @@ import {
   MysqlJson,
   MysqlTime,
   MysqlTimestamp,
-} from '../../../src/source/mysql/values.js';
+} from '../../../src/model/values.js';
 import { col } from './fixtures.js';
 
 const cases: Array<[string, CellValue[]]> = [

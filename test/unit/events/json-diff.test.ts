@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PartialJsonUpdateError, TableEventBuilder } from '../../../src/events/index.js';
 import { applyJsonDiffs, JsonDiffError, parseJsonPath } from '../../../src/events/json-diff.js';
-import { type JsonDiff, MysqlJson, MysqlJsonPartial } from '../../../src/source/mysql/values.js';
+import { type JsonDiff, MysqlJson, MysqlJsonPartial } from '../../../src/model/values.js';
 import { col, fixedClock, source, table } from './fixtures.js';
 
 const R = (path: string, v: string): JsonDiff => ({ op: 'replace', path, value: new MysqlJson(v) });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MysqlTimestamp } from '../../../src/model/values.js';
 import { isCurrent, versionedChange } from '../../../src/source/mysql/schema/system-versioning.js';
-import { MysqlTimestamp } from '../../../src/source/mysql/values.js';
 
 const MAX = new MysqlTimestamp(2147483647, 999999, 6);
 const PAST = new MysqlTimestamp(1796157891, 20691, 6);

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { SinkError } from '../../../src/common/errors.js';
+import { recordLine } from '../../../src/model/record-line.js';
 import { FileSink, StdoutSink } from '../../../src/sinks/file/file-sink.js';
-import { recordLine } from '../../../src/sinks/file/record-line.js';
 import type { SinkRecord } from '../../../src/sinks/sink.js';
 
 const records: SinkRecord[] = [

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { Connection } from 'mysql2/promise';
+import type { ColumnDef, TableDef } from '../../../src/model/table-def.js';
+import { MysqlJson, type Row } from '../../../src/model/values.js';
 import { compactJsonText, jsonBinaryToText } from '../../../src/source/mysql/binlog/json-binary.js';
-import type { ColumnDef, TableDef } from '../../../src/source/mysql/schema/model.js';
 import { scanTable } from '../../../src/source/mysql/snapshot/table-scan.js';
-import { MysqlJson, type Row } from '../../../src/source/mysql/values.js';
 
 function col(name: string, position: number, dataType: string): ColumnDef {
   return {

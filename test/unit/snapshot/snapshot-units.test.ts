@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ColumnDef, TableDef } from '../../../src/source/mysql/schema/model.js';
+import type { ColumnDef, TableDef } from '../../../src/model/table-def.js';
+import type { Row } from '../../../src/model/values.js';
 import { isGlobalLockDenied, isPrivilegeError, SnapshotError } from '../../../src/source/mysql/snapshot/errors.js';
 import { lockTablesStatement } from '../../../src/source/mysql/snapshot/locks.js';
 import { MarkerSequencer } from '../../../src/source/mysql/snapshot/markers.js';
 import { normalizeGtids, parseServerVersion } from '../../../src/source/mysql/snapshot/server.js';
 import { lockWaitSeconds, quoteTable } from '../../../src/source/mysql/snapshot/sql.js';
 import { defaultSelect, wantsBytes } from '../../../src/source/mysql/snapshot/table-scan.js';
-import type { Row } from '../../../src/source/mysql/values.js';
 
 function col(name: string, position: number, dataType: string, charset: string | null = null): ColumnDef {
   return {

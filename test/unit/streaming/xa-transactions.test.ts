@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLogger } from '../../../src/common/logger.js';
-import type { QueueItem } from '../../../src/engine/queue-item.js';
+import type { QueueItem } from '../../../src/model/queue-item.js';
+import type { TableDef } from '../../../src/model/table-def.js';
+import type { Row } from '../../../src/model/values.js';
 import type { SinkRecord } from '../../../src/sinks/sink.js';
 import type { BinlogEvent } from '../../../src/source/mysql/binlog/events.js';
-import type { TableDef } from '../../../src/source/mysql/schema/model.js';
 import { BinlogStreamer } from '../../../src/source/mysql/streaming/binlog-streamer.js';
 import type { RecordFactory } from '../../../src/source/mysql/streaming/ports.js';
 import { parseXaOutcome, xidKey } from '../../../src/source/mysql/streaming/xa-transactions.js';
-import type { Row } from '../../../src/source/mysql/values.js';
 import type { SchemaHistoryEntry } from '../../../src/stores/schema-history.js';
 
 const U = '3e11fa47-71ca-11e1-9e33-c80aa9429562';

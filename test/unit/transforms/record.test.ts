@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { recordLine } from '../../../src/sinks/file/record-line.js';
+import { recordLine } from '../../../src/model/record-line.js';
 import { recordSize, type SinkRecord } from '../../../src/sinks/sink.js';
 import {
   fromRecordLine,

@@ -4,8 +4,9 @@
  * Buffers (BLOB, BINARY, BIT, GEOMETRY) are subarrays of the event buffer (no copy), except BINARY(n) values the
  * server stored shorter than n (trailing 0x00 stripped), which are padded into a new buffer.
  */
+
+import { type CellValue, MysqlJson, MysqlTimestamp } from '../../../model/values.js';
 import { ColumnType, columnTypeName } from '../column-type.js';
-import { type CellValue, MysqlJson, MysqlTimestamp } from '../values.js';
 import type { ByteReader } from './byte-reader.js';
 import { type StringDecoderFn, stringDecoderFor, utf8Decoder } from './charsets.js';
 import { decimalBinarySize, decodeDecimal } from './decimal.js';

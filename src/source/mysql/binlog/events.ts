@@ -1,5 +1,5 @@
 /** The typed binlog events produced by BinlogDecoder: a discriminated union on `type`. */
-import type { Row } from '../values.js';
+import type { Row } from '../../../model/values.js';
 import type { TableMapEvent } from './table-map.js';
 
 export type { ColumnInfo, TableMapEvent } from './table-map.js';

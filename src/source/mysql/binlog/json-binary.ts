@@ -16,8 +16,9 @@
  *    BigDecimal, bare base64 opaques); MySQL's spelling parses to the same values and matches what a snapshot
  *    (SELECT) of the same column returns, apart from the spacing.
  */
+
+import { type JsonDiff, MysqlJson, MysqlJsonPartial, MysqlTime } from '../../../model/values.js';
 import { ColumnType } from '../column-type.js';
-import { type JsonDiff, MysqlJson, MysqlJsonPartial, MysqlTime } from '../values.js';
 import { decimalBinarySize, decodeDecimal } from './decimal.js';
 import { BinlogDecodeError } from './errors.js';
 import { unpackDatetimePacked, unpackTimePacked } from './temporal.js';

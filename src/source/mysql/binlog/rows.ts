@@ -2,8 +2,9 @@
  * WRITE/UPDATE/DELETE rows events (v0/v1/v2), MySQL PARTIAL_UPDATE_ROWS and MariaDB compressed rows.
  * A `TableDecoder` is compiled once per TABLE_MAP: per-column closures plus the "all columns present" fast path.
  */
+
+import type { CellValue, Row } from '../../../model/values.js';
 import { ColumnType } from '../column-type.js';
-import type { CellValue, Row } from '../values.js';
 import { ByteReader } from './byte-reader.js';
 import { type ColumnDecoder, type ColumnHint, columnDecoder, columnSkipper } from './column-decoders.js';
 import { BinlogDecodeError } from './errors.js';

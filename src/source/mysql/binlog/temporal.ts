@@ -1,5 +1,5 @@
 /** Decoders for MySQL temporal column formats (old and 5.6.4+ "2" formats) and packed JSON temporals. */
-import { MysqlDate, MysqlDateTime, MysqlTime, MysqlTimestamp } from '../values.js';
+import { MysqlDate, MysqlDateTime, MysqlTime, MysqlTimestamp } from '../../../model/values.js';
 
 /** Bytes of the fractional part for fsp 0..6. */
 export function fracBytes(fsp: number): number {

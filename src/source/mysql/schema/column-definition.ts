@@ -14,6 +14,7 @@
  *   functions, other expressions as their SQL text without outer parentheses.
  */
 
+import type { ColumnDef } from '../../../model/table-def.js';
 import {
   charsetMaxLen,
   charsetOfCollation,
@@ -23,7 +24,6 @@ import {
   type ServerFlavor,
 } from './charsets.js';
 import type { ColumnSpec, DefaultSpec, TypeSpec } from './ddl-ast.js';
-import type { ColumnDef } from './model.js';
 
 export interface ColumnContext {
   flavor: ServerFlavor;

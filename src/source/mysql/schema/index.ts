@@ -1,11 +1,11 @@
+export type { ColumnDef, DatabaseDef, TableDef } from '../../../model/table-def.js';
+export { tableId } from '../../../model/table-def.js';
 export { charsetOfCollation, defaultCollation, type ServerFlavor } from './charsets.js';
 export { buildColumn, resolveType } from './column-definition.js';
 export type { AlterSpec, ColumnSpec, DdlStatement, KeySpec, QualifiedName, TypeSpec } from './ddl-ast.js';
 export { DdlSyntaxError, parseDdl } from './ddl-parser.js';
 export { type DdlPosition, SchemaInconsistentError, UnparseableDdlError } from './errors.js';
 export { parseWithNodeSqlParser } from './fallback-parser.js';
-export type { ColumnDef, DatabaseDef, TableDef } from './model.js';
-export { tableId } from './model.js';
 export {
   columnFromInformationSchema,
   type LoadedSchema,

@@ -5,6 +5,9 @@
  * bare and flags expressions with EXTRA=DEFAULT_GENERATED); both are normalised to the tracker's conventions
  * (see column-definition.ts).
  */
+
+import type { ColumnDef, DatabaseDef, TableDef } from '../../../model/table-def.js';
+import { tableId } from '../../../model/table-def.js';
 import {
   charsetOfCollation,
   defaultCollation,
@@ -13,8 +16,6 @@ import {
   type ServerFlavor,
 } from './charsets.js';
 import { normalizeExpressionDefault, normalizeLiteralDefault } from './column-definition.js';
-import type { ColumnDef, DatabaseDef, TableDef } from './model.js';
-import { tableId } from './model.js';
 import type { SchemaTracker, SchemaTrackerOptions } from './schema-tracker.js';
 import { deriveUniqueKey, isNotNullUnique } from './unique-key.js';
 

@@ -5,6 +5,8 @@
  * and reported in `needsReload` so the caller can re-read it from the server.
  */
 import { type Logger, silentLogger } from '../../../common/logger.js';
+import type { ColumnDef, DatabaseDef, TableDef } from '../../../model/table-def.js';
+import { tableId } from '../../../model/table-def.js';
 import type { SchemaHistoryEntry } from '../../../stores/schema-history.js';
 import {
   charsetOfCollation,
@@ -26,8 +28,6 @@ import type {
 import { DdlSyntaxError, parseDdl, withoutSetStatement } from './ddl-parser.js';
 import { type DdlPosition, formatPosition, truncateStatement, UnparseableDdlError } from './errors.js';
 import { type FallbackStatement, parseWithNodeSqlParser } from './fallback-parser.js';
-import type { ColumnDef, DatabaseDef, TableDef } from './model.js';
-import { tableId } from './model.js';
 import { deriveUniqueKey } from './unique-key.js';
 
 export interface SchemaTrackerOptions {

@@ -4,9 +4,10 @@
  * table as queried holds only rows whose ROW END is the maximum, so changes are reported against those: history
  * versions are not rows of the table, and closing a current row is its delete.
  */
-import type { CellValue, Row } from '../values.js';
-import { MysqlTimestamp } from '../values.js';
-import type { TableDef } from './model.js';
+
+import type { TableDef } from '../../../model/table-def.js';
+import type { CellValue, Row } from '../../../model/values.js';
+import { MysqlTimestamp } from '../../../model/values.js';
 
 type Op = 'c' | 'u' | 'd';
 

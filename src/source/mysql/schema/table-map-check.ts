@@ -2,8 +2,9 @@
  * Cross-checks the schema model against a TABLE_MAP event, the binlog's own statement of the table shape. Pure: the
  * engine decides what to do with mismatches (`inconsistent.schema.handling.mode`: fail / warn / skip).
  */
+
+import type { ColumnDef, TableDef } from '../../../model/table-def.js';
 import { ColumnType, columnTypeName as typeName } from '../column-type.js';
-import type { ColumnDef, TableDef } from './model.js';
 import { rowEndIndex } from './system-versioning.js';
 import { isNotNullUnique } from './unique-key.js';
 

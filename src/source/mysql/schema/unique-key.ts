@@ -3,7 +3,7 @@
  * treats that index as the primary key (it is what a TABLE_MAP's primary-key field names), and Debezium's DDL
  * parser takes it as the table's key; with none, the table is keyless.
  */
-import type { TableDef } from './model.js';
+import type { TableDef } from '../../../model/table-def.js';
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 

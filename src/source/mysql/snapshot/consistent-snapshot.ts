@@ -16,8 +16,8 @@
 import type { Connection } from 'mysql2/promise';
 import { errorMessage } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
-import { type TableDef, tableId } from '../schema/model.js';
-import type { Row } from '../values.js';
+import { type TableDef, tableId } from '../../../model/table-def.js';
+import type { Row } from '../../../model/values.js';
 import { describeSqlError, isPrivilegeError, SnapshotError, sqlError } from './errors.js';
 import { type HeldLock, lockTables, tryGlobalReadLock } from './locks.js';
 import { MarkerSequencer, type SnapshotMarker } from './markers.js';

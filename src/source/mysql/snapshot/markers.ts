@@ -5,8 +5,8 @@
  * the last record it emitted, too). 'first' is positional as in Debezium: only the first row of the first table;
  * when that table is empty, the next table's first row is 'first_in_data_collection'.
  */
-import type { TableDef } from '../schema/model.js';
-import type { Row } from '../values.js';
+import type { TableDef } from '../../../model/table-def.js';
+import type { Row } from '../../../model/values.js';
 
 export type SnapshotMarker = 'first' | 'first_in_data_collection' | 'true' | 'last_in_data_collection' | 'last';
 

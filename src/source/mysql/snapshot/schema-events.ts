@@ -6,8 +6,8 @@
  * change event, so a consumer of the schema topic sees what a Debezium snapshot writes there.
  */
 import type { Connection, RowDataPacket } from 'mysql2/promise';
+import type { DatabaseDef, TableDef } from '../../../model/table-def.js';
 import type { SchemaHistoryEntry } from '../../../stores/schema-history.js';
-import type { DatabaseDef, TableDef } from '../schema/model.js';
 import { quoteId, quoteTable } from './sql.js';
 
 export type SnapshotDdl = Pick<SchemaHistoryEntry, 'databaseName' | 'ddl' | 'tableChanges'>;

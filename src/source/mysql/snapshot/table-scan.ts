@@ -6,8 +6,8 @@
  */
 import type { Connection as CallbackConnection } from 'mysql2';
 import type { Connection } from 'mysql2/promise';
-import type { ColumnDef, TableDef } from '../schema/model.js';
-import type { Row } from '../values.js';
+import type { ColumnDef, TableDef } from '../../../model/table-def.js';
+import type { Row } from '../../../model/values.js';
 import { describeSqlError, SnapshotError, sqlError } from './errors.js';
 import { quoteId, quoteTable } from './sql.js';
 import {

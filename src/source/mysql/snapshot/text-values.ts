@@ -4,9 +4,16 @@
  * is chosen per column up front; the session runs with time_zone='+00:00' so TIMESTAMP text is UTC.
  */
 
+import type { ColumnDef } from '../../../model/table-def.js';
+import {
+  type CellValue,
+  MysqlDate,
+  MysqlDateTime,
+  MysqlJson,
+  MysqlTime,
+  MysqlTimestamp,
+} from '../../../model/values.js';
 import { compactJsonText } from '../binlog/json-binary.js';
-import type { ColumnDef } from '../schema/model.js';
-import { type CellValue, MysqlDate, MysqlDateTime, MysqlJson, MysqlTime, MysqlTimestamp } from '../values.js';
 
 /** Raw column value as mysql2 hands it over with our typeCast: text, bytes, or null. */
 export type RawValue = string | Buffer | null;

@@ -5,16 +5,16 @@
  */
 import { CdcError, errorMessage } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
-import type { QueueItem } from '../../../engine/queue-item.js';
 import { PartialJsonUpdateError } from '../../../events/envelope.js';
+import type { QueueItem } from '../../../model/queue-item.js';
+import type { TableDef } from '../../../model/table-def.js';
+import type { Row } from '../../../model/values.js';
 import type { SinkRecord } from '../../../sinks/sink.js';
 import type { SourceOffset } from '../../../stores/offset-store.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../../../stores/schema-history.js';
 import type { BinlogEvent, QueryEvent, RowsEvent, TableMapEvent, XaPrepareEvent } from '../binlog/events.js';
 import { schemaChangeEvents } from '../schema/change-events.js';
-import type { TableDef } from '../schema/model.js';
 import { rowEndIndex, versionedChange } from '../schema/system-versioning.js';
-import type { Row } from '../values.js';
 import type { RecordFactory, SchemaPort, SourceInfo } from './ports.js';
 import { TransactionTracker } from './transaction-tracker.js';
 import { parseXaOutcome, XaTransactions, xidKey } from './xa-transactions.js';

@@ -5,11 +5,11 @@
  */
 import type { SourceInfo } from '../../../events/envelope.js';
 import type { TransactionContext } from '../../../events/transaction.js';
+import type { TableDef } from '../../../model/table-def.js';
+import type { Row } from '../../../model/values.js';
 import type { SinkRecord } from '../../../sinks/sink.js';
 import type { SchemaHistoryEntry } from '../../../stores/schema-history.js';
 import type { SchemaChangeHints } from '../schema/change-events.js';
-import type { TableDef } from '../schema/model.js';
-import type { Row } from '../values.js';
 
 export type { SourceInfo };
 

@@ -7,7 +7,7 @@
  * offsets are held at the oldest one's start: a restart then repeats the transactions in between (at least once).
  * A one-phase XA COMMIT (XA_PREPARE_LOG_EVENT with one_phase) is an ordinary commit.
  */
-import type { QueueItem } from '../../../engine/queue-item.js';
+import type { QueueItem } from '../../../model/queue-item.js';
 import type { SourceOffset } from '../../../stores/offset-store.js';
 
 interface Prepared {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as zlib from 'node:zlib';
-import { ConfigError } from '../../../../src/config/config-error.js';
-import { Secret } from '../../../../src/config/secret.js';
+import { ConfigError } from '../../../../src/common/config-error.js';
+import { Secret } from '../../../../src/common/secret.js';
+import { parseKafkaSinkConfig, regionFromHosts } from '../../../../src/config/kafka-sink.js';
 import type { KafkaSinkConfig } from '../../../../src/config/types.js';
-import { parseKafkaSinkConfig, regionFromHosts } from '../../../../src/sinks/kafka/config.js';
 
 function sink(properties: Record<string, string | Secret>, servers = ['b-1.kafka:9092']): KafkaSinkConfig {
   return { type: 'kafka', bootstrapServers: servers, properties };

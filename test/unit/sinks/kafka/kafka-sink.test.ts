@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AuthenticationError, MultipleErrors, NetworkError, ProtocolError, UserError } from '@platformatic/kafka';
 import { SinkError } from '../../../../src/common/errors.js';
-import { parseKafkaSinkConfig } from '../../../../src/sinks/kafka/config.js';
+import { parseKafkaSinkConfig } from '../../../../src/config/kafka-sink.js';
 import { type KafkaProducerLike, KafkaSink, type KafkaTopicCreator } from '../../../../src/sinks/kafka/kafka-sink.js';
 import type { SinkRecord } from '../../../../src/sinks/sink.js';
 

@@ -4,10 +4,10 @@
  * did-you-mean, bad values, credentials missing for the chosen mechanism).
  */
 import * as zlib from 'node:zlib';
-import { ConfigError, type ConfigProblem } from '../../config/config-error.js';
-import { Secret } from '../../config/secret.js';
-import { suggest } from '../../config/suggest.js';
-import type { KafkaSinkConfig } from '../../config/types.js';
+import { ConfigError, type ConfigProblem } from '../common/config-error.js';
+import { Secret } from '../common/secret.js';
+import { suggest } from '../common/suggest.js';
+import type { KafkaSinkConfig } from './types.js';
 
 export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
 export type SaslMechanism = 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512' | 'OAUTHBEARER' | 'AWS_MSK_IAM';

@@ -4,8 +4,9 @@
  * read). Without the schema, DECIMAL values in the default `precise` mode are base64 bytes whose scale is lost.
  * `cdc check` reports these as warnings (README, "Output format").
  */
+
+import type { CdcConfig } from '../config/types.js';
 import type { PreflightCheck } from '../source/mysql/preflight.js';
-import type { CdcConfig } from './types.js';
 
 export function outputFormatChecks(config: CdcConfig): PreflightCheck[] {
   const ev = config.events;

@@ -1,4 +1,4 @@
-import { CdcError } from '../common/errors.js';
+import { CdcError } from './errors.js';
 
 /** One configuration mistake: the property at fault, what is wrong, and how to fix it. Never contains secrets. */
 export interface ConfigProblem {
