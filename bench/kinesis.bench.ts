@@ -3,8 +3,8 @@
  * and how much KPL aggregation cuts the number of Kinesis records for ~300-byte change events.
  */
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
+import type { SinkRecord } from '../src/model/sink-record.js';
 import { KinesisSink } from '../src/sinks/kinesis/kinesis-sink.js';
-import type { SinkRecord } from '../src/sinks/sink.js';
 import { createStream, kinesisClient, readAllRecords, startKinesalite } from '../test/harness/aws.js';
 import type { Figure } from './harness.js';
 

@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import type { KinesisClient, PutRecordsInput, PutRecordsOutput } from '@aws-sdk/client-kinesis';
 import { recordLine } from '../../src/model/record-line.js';
+import type { SinkRecord } from '../../src/model/sink-record.js';
 import { deaggregate } from '../../src/sinks/kinesis/kpl-aggregation.js';
 import { partitionKeyFor, StreamRouter, type StreamRoutingOptions } from '../../src/sinks/kinesis/routing.js';
-import type { SinkRecord } from '../../src/sinks/sink.js';
 
 export class DeliveryTracker {
   private readonly pending = new Map<string, number[]>();

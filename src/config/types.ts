@@ -1,4 +1,7 @@
 import type { Secret } from '../common/secret.js';
+import type { TransformConfig } from '../transforms/config.js';
+
+export type { TransformConfig };
 
 /**
  * The fully resolved configuration every other module consumes, produced once by `parseConfig`/`loadConfig`.
@@ -233,14 +236,6 @@ export type LeaseConfig =
 export interface AwsConfig {
   readonly region: string | null;
   readonly endpoint: string | null;
-}
-
-export interface TransformConfig {
-  readonly name: string;
-  /** `transforms.<name>.type`, e.g. `io.debezium.transforms.ExtractNewRecordState`. */
-  readonly type: string;
-  /** Remaining `transforms.<name>.*` keys without the prefix; credential-like values are `Secret`s. */
-  readonly options: Readonly<Record<string, string | Secret>>;
 }
 
 export interface VitessConfig {

@@ -5,33 +5,17 @@
  */
 import { errorMessage } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import type { ChangeSource } from '../model/change-source.js';
 import type { QueueItem } from '../model/queue-item.js';
+import type { SinkRecord } from '../model/sink-record.js';
+import type { SourceOffset } from '../model/source-offset.js';
 import { type DeliveryStatus, HEALTHY_DELIVERY } from '../sinks/delivery-status.js';
-import type { Sink, SinkRecord } from '../sinks/sink.js';
+import type { Sink } from '../sinks/sink.js';
 import type { Lease } from '../stores/lease.js';
-import type { OffsetStore, SourceOffset } from '../stores/offset-store.js';
+import type { OffsetStore } from '../stores/offset-store.js';
 import { ChangeQueue } from './change-queue.js';
 import { Publisher } from './publisher.js';
 import type { RetryPolicy } from './retry.js';
-
-/** What a change source gets from the task. */
-export interface SourceContext {
-  /** The offset to resume from (null on first start). */
-  offset: SourceOffset | null;
-  /** Put an item on the queue; awaiting it is the backpressure. */
-  emit(item: QueueItem): Promise<void>;
-  signal: AbortSignal;
-  logger: Logger;
-}
-
-export interface ChangeSource {
-  /** Runs until `signal` aborts (resolves) or a fatal error (rejects). May resolve by itself (e.g. initial_only). */
-  run(ctx: SourceContext): Promise<void>;
-  /** True when the source has caught up with the server and holds nothing unemitted (for --until-idle). */
-  isCaughtUp?(): Promise<boolean>;
-  /** Milliseconds since the last change event was read from the server. */
-  msSinceLastEvent?(): number;
-}
 
 export interface CaptureTaskOptions {
   source: ChangeSource;

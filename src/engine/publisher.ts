@@ -6,10 +6,12 @@
 import { errorMessage, SinkError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { QueueItem } from '../model/queue-item.js';
+import type { SinkRecord } from '../model/sink-record.js';
+import type { SourceOffset } from '../model/source-offset.js';
 import { DeliveryTracker } from '../sinks/delivery-status.js';
-import type { Sink, SinkRecord } from '../sinks/sink.js';
+import type { Sink } from '../sinks/sink.js';
 import type { Lease } from '../stores/lease.js';
-import type { OffsetStore, SourceOffset } from '../stores/offset-store.js';
+import type { OffsetStore } from '../stores/offset-store.js';
 import type { ChangeQueue } from './change-queue.js';
 import { DEFAULT_RETRY_POLICY, mayRetry, type RetryPolicy, retryDelayMs } from './retry.js';
 

@@ -5,10 +5,10 @@
  */
 
 import { CdcError } from '../common/errors.js';
+import type { SinkRecord } from '../model/sink-record.js';
+import { recordSize } from '../model/sink-record.js';
 import type { TableDef } from '../model/table-def.js';
 import { type CellValue, MysqlJson, MysqlJsonPartial, type Row } from '../model/values.js';
-import type { SinkRecord } from '../sinks/sink.js';
-import { recordSize } from '../sinks/sink.js';
 import { columnMapping, isColumnIncluded } from './column-filters.js';
 import { columnInfo } from './column-info.js';
 import { type ConnectField, type ConnectSchema, schemaToJson, withSchema } from './connect-schema.js';

@@ -2,8 +2,8 @@
  * Heartbeat records (heartbeat.interval.ms): key `{serverName}`, value `{ts_ms}` on
  * `__debezium-heartbeat.<topic.prefix>`, as Debezium's HeartbeatImpl emits them.
  */
-import type { SinkRecord } from '../sinks/sink.js';
-import { recordSize } from '../sinks/sink.js';
+import type { SinkRecord } from '../model/sink-record.js';
+import { recordSize } from '../model/sink-record.js';
 import { schemaToJson, struct, withSchema } from './connect-schema.js';
 import { adjustSchemaName, heartbeatTopic } from './topics.js';
 

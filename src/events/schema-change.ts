@@ -3,9 +3,9 @@
  * Debezium's SchemaChangeKey/SchemaChangeValue with ConnectTableChangeSerializer's table structs.
  */
 import { redactSqlSecrets } from '../common/redact-sql.js';
+import type { SinkRecord } from '../model/sink-record.js';
+import { recordSize } from '../model/sink-record.js';
 import type { ColumnDef, TableDef } from '../model/table-def.js';
-import type { SinkRecord } from '../sinks/sink.js';
-import { recordSize } from '../sinks/sink.js';
 import { columnInfo } from './column-info.js';
 import { type ConnectSchema, schemaToJson, struct, toJsonText, withSchema } from './connect-schema.js';
 import { renderSource, type SourceInfo, sourceSchema } from './envelope.js';

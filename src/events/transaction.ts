@@ -3,8 +3,8 @@
  * per-event `transaction` block, with Debezium's TransactionMonitor semantics — BEGIN is emitted lazily with the
  * first captured event (transactions without captured events produce nothing), END carries the totals.
  */
-import type { SinkRecord } from '../sinks/sink.js';
-import { recordSize } from '../sinks/sink.js';
+import type { SinkRecord } from '../model/sink-record.js';
+import { recordSize } from '../model/sink-record.js';
 import { type ConnectSchema, schemaToJson, struct, withSchema } from './connect-schema.js';
 import { adjustSchemaName, transactionTopic } from './topics.js';
 

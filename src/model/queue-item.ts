@@ -1,5 +1,5 @@
-import type { SinkRecord } from '../sinks/sink.js';
-import type { SourceOffset } from '../stores/offset-store.js';
+import type { SinkRecord } from './sink-record.js';
+import type { SourceOffset } from './source-offset.js';
 
 /**
  * What sources put on the change queue: a record to publish, an offset checkpoint, or both. A checkpoint says

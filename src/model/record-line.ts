@@ -1,4 +1,4 @@
-import type { SinkRecord } from '../sinks/sink.js';
+import type { SinkRecord } from './sink-record.js';
 
 /**
  * One NDJSON line for a record: `{"topic":..,"key":..,"value":..,"headers":{..}}`. Key, value and header values

@@ -1,5 +1,5 @@
+import type { SourceOffset } from '../model/source-offset.js';
 import type { TableDef } from '../model/table-def.js';
-import type { SourceOffset } from './offset-store.js';
 
 /**
  * Schema history (Debezium's SchemaHistory: record / recover / exists / initializeStorage). Each entry is one DDL

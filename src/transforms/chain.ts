@@ -6,8 +6,8 @@
 import type { ConfigProblem } from '../common/config-error.js';
 import { CdcError, errorMessage } from '../common/errors.js';
 import { suggest } from '../common/suggest.js';
-import type { TransformConfig } from '../config/types.js';
-import type { SinkRecord } from '../sinks/sink.js';
+import type { SinkRecord } from '../model/sink-record.js';
+import type { TransformConfig } from './config.js';
 import { OptionReader, TransformConfigError } from './options.js';
 import { fromSinkRecord, type Transform, type TransformRecord, toSinkRecord } from './record.js';
 import { findTransformType, transformTypeNames } from './registry.js';

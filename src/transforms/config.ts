@@ -6,9 +6,18 @@
  */
 import type { ConfigProblem } from '../common/config-error.js';
 import { splitList } from '../common/config-values.js';
+import type { Secret } from '../common/secret.js';
 import { suggest } from '../common/suggest.js';
-import type { TransformConfig } from '../config/types.js';
 import { TransformConfigError } from './options.js';
+
+/** One `transforms.<name>` entry of the connector configuration. */
+export interface TransformConfig {
+  readonly name: string;
+  /** `transforms.<name>.type`, e.g. `io.debezium.transforms.ExtractNewRecordState`. */
+  readonly type: string;
+  /** Remaining `transforms.<name>.*` keys without the prefix; credential-like values are `Secret`s. */
+  readonly options: Readonly<Record<string, string | Secret>>;
+}
 
 /** Transform configs from a flat properties map; throws TransformConfigError listing every problem. */
 export function parseTransformsConfig(raw: Readonly<Record<string, string>>): TransformConfig[] {

@@ -7,7 +7,7 @@
  * reshape the value adjust or drop the schema, see each transform).
  */
 import { recordLine } from '../model/record-line.js';
-import { recordSize, type SinkRecord } from '../sinks/sink.js';
+import { recordSize, type SinkRecord } from '../model/sink-record.js';
 import { type Json, parseJson, stringifyJson } from './json.js';
 
 export interface TransformRecord {

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
-import type { SourceOffset } from '../../src/stores/offset-store.js';
+import type { SourceOffset } from '../../src/model/source-offset.js';
 import { createStream, dynamoClient, kinesisClient } from '../harness/aws.js';
 import { useDynalite, useKinesalite, useMariaDb } from '../harness/fixtures.js';
 import {

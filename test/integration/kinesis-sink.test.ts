@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { SinkError } from '../../src/common/errors.js';
+import type { SinkRecord } from '../../src/model/sink-record.js';
 import { KinesisSink } from '../../src/sinks/kinesis/kinesis-sink.js';
 import { deaggregate } from '../../src/sinks/kinesis/kpl-aggregation.js';
-import type { SinkRecord } from '../../src/sinks/sink.js';
 import { createStream, kinesisClient, type ReadRecord, readAllRecords } from '../harness/aws.js';
 import { useKinesalite } from '../harness/fixtures.js';
 // The only fake here: injected partial PutRecords failures and throttling (no emulator produces them).

@@ -8,8 +8,8 @@ import { before, describe, test } from 'node:test';
 import { CreateTableCommand, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { fromItem } from '../../lambdas/lib/dynamo-values.js';
 import { createMaterializer } from '../../lambdas/materializer.js';
+import type { SinkRecord } from '../../src/model/sink-record.js';
 import { KinesisSink } from '../../src/sinks/kinesis/kinesis-sink.js';
-import type { SinkRecord } from '../../src/sinks/sink.js';
 import { createStream, dynamoClient, kinesisClient, type ReadRecord, readAllRecords } from '../harness/aws.js';
 import { useDynalite, useKinesalite } from '../harness/fixtures.js';
 import {

@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import { errorMessage, SinkError } from '../../common/errors.js';
 import { recordLine } from '../../model/record-line.js';
-import type { Sink, SinkRecord } from '../sink.js';
+import type { SinkRecord } from '../../model/sink-record.js';
+import type { Sink } from '../sink.js';
 
 export interface FileSinkOptions {
   /** File to append NDJSON lines to; parent directories are created. */

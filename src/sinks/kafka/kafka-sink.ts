@@ -30,7 +30,8 @@ import {
 import { errorMessage, SinkError } from '../../common/errors.js';
 import { type Logger, silentLogger } from '../../common/logger.js';
 import type { KafkaSinkSettings } from '../../config/kafka-sink.js';
-import type { Sink, SinkRecord } from '../sink.js';
+import type { SinkRecord } from '../../model/sink-record.js';
+import type { Sink } from '../sink.js';
 import { mskIamTokenProvider } from './msk-iam.js';
 
 /** Tombstones carry an explicit null value (the client's schema requires the property; null encodes as length -1). */

@@ -8,8 +8,9 @@ import {
 import { errorMessage, SinkError } from '../../common/errors.js';
 import { type Logger, silentLogger } from '../../common/logger.js';
 import { recordLine } from '../../model/record-line.js';
+import type { SinkRecord } from '../../model/sink-record.js';
 import { type DeliveryStatus, DeliveryTracker } from '../delivery-status.js';
-import type { Sink, SinkRecord } from '../sink.js';
+import type { Sink } from '../sink.js';
 import { backoffDelay, isRetriableEntryError, isRetriableRequestError, type RetryOptions } from './backoff.js';
 import { AggregateBuilder, partitionKeyHash } from './kpl-aggregation.js';
 import { truncateJsonReport } from './oversize.js';

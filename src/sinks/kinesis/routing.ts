@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SinkRecord } from '../sink.js';
+import type { SinkRecord } from '../../model/sink-record.js';
 
 /** Kinesis partition keys are 1..256 Unicode characters. */
 export const MAX_PARTITION_KEY_LENGTH = 256;

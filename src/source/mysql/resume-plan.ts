@@ -6,7 +6,7 @@
  *    the file exists and the position fits COM_BINLOG_DUMP's 32-bit field;
  *  - otherwise the position is lost, with the reason and the fix.
  */
-import type { SourceOffset } from '../../stores/offset-store.js';
+import type { SourceOffset } from '../../model/source-offset.js';
 import { MariaDbGtidSet, MysqlGtidSet, parseGtidSet } from './gtid.js';
 import type { ServerIdentity } from './server-identity.js';
 

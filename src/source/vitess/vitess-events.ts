@@ -8,8 +8,8 @@
 import { type ConnectField, type ConnectSchema, schemaToJson, withSchema } from '../../events/connect-schema.js';
 import { commonSourceFields } from '../../events/envelope.js';
 import { adjustSchemaName, dataChangeTopic, schemaChangeTopic } from '../../events/topics.js';
-import type { SinkRecord } from '../../sinks/sink.js';
-import { recordSize } from '../../sinks/sink.js';
+import type { SinkRecord } from '../../model/sink-record.js';
+import { recordSize } from '../../model/sink-record.js';
 import type { ProtoField } from './vgtid.js';
 import { type VitessColumn, type VitessTypeOptions, vitessColumns } from './vitess-types.js';
 

@@ -15,13 +15,13 @@ import { ConfigError } from '../../common/config-error.js';
 import { CdcError, errorMessage } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { CdcConfig, VitessConfig } from '../../config/types.js';
-import type { ChangeSource, SourceContext } from '../../engine/capture-task.js';
 import { mayRetry, retryDelayMs, retryPolicyFrom } from '../../engine/retry.js';
 import { HeartbeatBuilder } from '../../events/heartbeat.js';
 import { DEFAULT_SOURCE_VERSION } from '../../events/options.js';
 import type { MetricsSourceStats } from '../../metrics/collector.js';
-import type { SinkRecord } from '../../sinks/sink.js';
-import type { SourceOffset } from '../../stores/offset-store.js';
+import type { ChangeSource, SourceContext } from '../../model/change-source.js';
+import type { SinkRecord } from '../../model/sink-record.js';
+import type { SourceOffset } from '../../model/source-offset.js';
 import { createTableFilter, type TableFilter } from '../mysql/table-filter.js';
 import {
   CURRENT_GTID,

@@ -1,7 +1,8 @@
 import { DynamoDBClient, type DynamoDBClientConfig, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { OffsetStoreError } from '../../common/errors.js';
+import type { SourceOffset } from '../../model/source-offset.js';
 import { describeOffset } from '../file/offset-order.js';
-import type { OffsetStore, SourceOffset } from '../offset-store.js';
+import type { OffsetStore } from '../offset-store.js';
 import {
   describeDynamoError,
   ensureTable,

@@ -9,7 +9,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { SchemaHistoryError } from '../../common/errors.js';
-import type { SourceOffset } from '../offset-store.js';
+import type { SourceOffset } from '../../model/source-offset.js';
 import { compareBinlogPosition, type SchemaHistory, type SchemaHistoryEntry } from '../schema-history.js';
 import {
   B,

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errorMessage, OffsetStoreError } from '../../common/errors.js';
-import type { OffsetStore, SourceOffset } from '../offset-store.js';
+import type { SourceOffset } from '../../model/source-offset.js';
+import type { OffsetStore } from '../offset-store.js';
 import { compareOffsets, describeOffset } from './offset-order.js';
 
 export interface FileOffsetStoreOptions {

@@ -1,7 +1,7 @@
 import { mkdir, open, readFile, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { errorMessage, SchemaHistoryError } from '../../common/errors.js';
-import type { SourceOffset } from '../offset-store.js';
+import type { SourceOffset } from '../../model/source-offset.js';
 import { compareBinlogPosition, type SchemaHistory, type SchemaHistoryEntry } from '../schema-history.js';
 import { resolveStorePath } from './file-offset-store.js';
 

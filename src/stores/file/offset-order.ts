@@ -1,4 +1,4 @@
-import type { SourceOffset } from '../offset-store.js';
+import type { SourceOffset } from '../../model/source-offset.js';
 import { compareBinlogPosition } from '../schema-history.js';
 
 /**

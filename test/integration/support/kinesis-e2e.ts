@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetRecordsCommand, GetShardIteratorCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
 import type { Connection } from 'mysql2/promise';
+import type { SourceOffset } from '../../../src/model/source-offset.js';
 import { deaggregate } from '../../../src/sinks/kinesis/kpl-aggregation.js';
-import type { SourceOffset } from '../../../src/stores/offset-store.js';
 import { listAllShards, STAND_IN_CREDENTIALS, STAND_IN_REGION } from '../../harness/aws.js';
 import type { MariaDbServer } from '../../harness/mariadb.js';
 

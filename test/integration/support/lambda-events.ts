@@ -3,7 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { DeadLetter, DeadLetterQueue } from '../../../lambdas/lib/dead-letter.js';
-import { recordSize, type SinkRecord } from '../../../src/sinks/sink.js';
+import { recordSize, type SinkRecord } from '../../../src/model/sink-record.js';
 import type { ReadRecord } from '../../harness/aws.js';
 
 export function streamArn(stream: string): string {

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OffsetStoreError } from '../../../src/common/errors.js';
 import { silentLogger } from '../../../src/common/logger.js';
-import { CaptureTask, type ChangeSource } from '../../../src/engine/capture-task.js';
-import type { Sink, SinkRecord } from '../../../src/sinks/sink.js';
-import type { OffsetStore, SourceOffset } from '../../../src/stores/offset-store.js';
+import { CaptureTask } from '../../../src/engine/capture-task.js';
+import type { ChangeSource } from '../../../src/model/change-source.js';
+import type { SinkRecord } from '../../../src/model/sink-record.js';
+import type { SourceOffset } from '../../../src/model/source-offset.js';
+import type { Sink } from '../../../src/sinks/sink.js';
+import type { OffsetStore } from '../../../src/stores/offset-store.js';
 
 export function record(i: number): SinkRecord {
   const value = JSON.stringify({ op: 'c', after: { id: i } });

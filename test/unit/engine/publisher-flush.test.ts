@@ -8,8 +8,10 @@ import { silentLogger } from '../../../src/common/logger.js';
 import { ChangeQueue } from '../../../src/engine/change-queue.js';
 import { Publisher } from '../../../src/engine/publisher.js';
 import type { QueueItem } from '../../../src/model/queue-item.js';
-import type { Sink, SinkRecord } from '../../../src/sinks/sink.js';
-import type { OffsetStore, SourceOffset } from '../../../src/stores/offset-store.js';
+import type { SinkRecord } from '../../../src/model/sink-record.js';
+import type { SourceOffset } from '../../../src/model/source-offset.js';
+import type { Sink } from '../../../src/sinks/sink.js';
+import type { OffsetStore } from '../../../src/stores/offset-store.js';
 
 function record(i: number): SinkRecord {
   const value = JSON.stringify({ op: 'c', after: { id: i } });

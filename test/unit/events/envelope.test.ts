@@ -9,7 +9,7 @@ import {
   TransactionContext,
   transactionId,
 } from '../../../src/events/index.js';
-import { recordSize } from '../../../src/sinks/sink.js';
+import { recordSize } from '../../../src/model/sink-record.js';
 import { col, customers, fixedClock, source, table } from './fixtures.js';
 
 const base: EventOptions = { topicPrefix: 'mysql-server-1', clockMicros: fixedClock };

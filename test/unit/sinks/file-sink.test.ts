@@ -7,8 +7,8 @@ import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { SinkError } from '../../../src/common/errors.js';
 import { recordLine } from '../../../src/model/record-line.js';
+import type { SinkRecord } from '../../../src/model/sink-record.js';
 import { FileSink, StdoutSink } from '../../../src/sinks/file/file-sink.js';
-import type { SinkRecord } from '../../../src/sinks/sink.js';
 
 const records: SinkRecord[] = [
   {

@@ -12,12 +12,12 @@ import { SinkError } from '../../../src/common/errors.js';
 import { createLogger, silentLogger } from '../../../src/common/logger.js';
 import { CaptureTask } from '../../../src/engine/capture-task.js';
 import { maxAttempts } from '../../../src/engine/retry.js';
+import type { SinkRecord } from '../../../src/model/sink-record.js';
 import { backoffDelay, isRetriableRequestError } from '../../../src/sinks/kinesis/backoff.js';
 import { KinesisSink } from '../../../src/sinks/kinesis/kinesis-sink.js';
 import { deaggregate, partitionKeyHash } from '../../../src/sinks/kinesis/kpl-aggregation.js';
 import { truncateJson } from '../../../src/sinks/kinesis/oversize.js';
 import { partitionKeyFor, StreamRouter, sanitizeStreamName } from '../../../src/sinks/kinesis/routing.js';
-import type { SinkRecord } from '../../../src/sinks/sink.js';
 
 type Failure = (entry: PutRecordsRequestEntry, call: number) => PutRecordsResultEntry | undefined;
 

@@ -4,9 +4,9 @@ import { CdcError } from '../../../src/common/errors.js';
 import { silentLogger } from '../../../src/common/logger.js';
 import { PartialJsonUpdateError } from '../../../src/events/index.js';
 import type { QueueItem } from '../../../src/model/queue-item.js';
+import type { SinkRecord } from '../../../src/model/sink-record.js';
 import type { TableDef } from '../../../src/model/table-def.js';
 import type { Row } from '../../../src/model/values.js';
-import type { SinkRecord } from '../../../src/sinks/sink.js';
 import { BinlogDecoder } from '../../../src/source/mysql/binlog/decoder.js';
 import { EventType } from '../../../src/source/mysql/binlog/event-types.js';
 import type { BinlogEvent } from '../../../src/source/mysql/binlog/events.js';
@@ -83,7 +83,7 @@ async function runStreamer(events: BinlogEvent[], start: Parameters<typeof makeS
 }
 
 let allEvents: BinlogEvent[] = [];
-function makeStreamer(start: import('../../../src/stores/offset-store.js').SourceOffset | null) {
+function makeStreamer(start: import('../../../src/model/source-offset.js').SourceOffset | null) {
   return new BinlogStreamer(
     {
       decode: (raw) => allEvents[raw[0]],

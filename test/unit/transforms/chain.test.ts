@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { recordSize, type SinkRecord } from '../../../src/sinks/sink.js';
+import { recordSize, type SinkRecord } from '../../../src/model/sink-record.js';
 import {
   applyTransforms,
   buildChain,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { recordLine } from '../../../src/model/record-line.js';
-import { recordSize, type SinkRecord } from '../../../src/sinks/sink.js';
+import { recordSize, type SinkRecord } from '../../../src/model/sink-record.js';
 import {
   fromRecordLine,
   fromSinkRecord,

@@ -5,9 +5,9 @@
  */
 import type { SourceInfo } from '../../../events/envelope.js';
 import type { TransactionContext } from '../../../events/transaction.js';
+import type { SinkRecord } from '../../../model/sink-record.js';
 import type { TableDef } from '../../../model/table-def.js';
 import type { Row } from '../../../model/values.js';
-import type { SinkRecord } from '../../../sinks/sink.js';
 import type { SchemaHistoryEntry } from '../../../stores/schema-history.js';
 import type { SchemaChangeHints } from '../schema/change-events.js';
 

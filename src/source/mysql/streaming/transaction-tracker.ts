@@ -4,7 +4,7 @@
  * Offsets handed out mid-transaction point at the transaction start plus "skip this many"; offsets at a commit
  * point at the next transaction. A restart therefore neither loses nor repeats events.
  */
-import type { SourceOffset } from '../../../stores/offset-store.js';
+import type { SourceOffset } from '../../../model/source-offset.js';
 import { type GtidSet, MariaDbGtidSet, MysqlGtidSet, parseGtidSet } from '../gtid.js';
 
 export class TransactionTracker {

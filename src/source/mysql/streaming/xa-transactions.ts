@@ -8,7 +8,7 @@
  * A one-phase XA COMMIT (XA_PREPARE_LOG_EVENT with one_phase) is an ordinary commit.
  */
 import type { QueueItem } from '../../../model/queue-item.js';
-import type { SourceOffset } from '../../../stores/offset-store.js';
+import type { SourceOffset } from '../../../model/source-offset.js';
 
 interface Prepared {
   items: QueueItem[];

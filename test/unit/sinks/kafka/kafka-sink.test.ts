@@ -8,8 +8,8 @@ import { describe, it } from 'node:test';
 import { AuthenticationError, MultipleErrors, NetworkError, ProtocolError, UserError } from '@platformatic/kafka';
 import { SinkError } from '../../../../src/common/errors.js';
 import { parseKafkaSinkConfig } from '../../../../src/config/kafka-sink.js';
+import type { SinkRecord } from '../../../../src/model/sink-record.js';
 import { type KafkaProducerLike, KafkaSink, type KafkaTopicCreator } from '../../../../src/sinks/kafka/kafka-sink.js';
-import type { SinkRecord } from '../../../../src/sinks/sink.js';
 
 type Sent = { topic: string; partition?: number; key?: Buffer; value?: Buffer | null }[];
 

@@ -1,0 +1,23 @@
+/** The engine's port for a change source: what the capture task runs and what it hands the source. */
+import type { Logger } from '../common/logger.js';
+import type { QueueItem } from './queue-item.js';
+import type { SourceOffset } from './source-offset.js';
+
+/** What a change source gets from the task. */
+export interface SourceContext {
+  /** The offset to resume from (null on first start). */
+  offset: SourceOffset | null;
+  /** Put an item on the queue; awaiting it is the backpressure. */
+  emit(item: QueueItem): Promise<void>;
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+export interface ChangeSource {
+  /** Runs until `signal` aborts (resolves) or a fatal error (rejects). May resolve by itself (e.g. initial_only). */
+  run(ctx: SourceContext): Promise<void>;
+  /** True when the source has caught up with the server and holds nothing unemitted (for --until-idle). */
+  isCaughtUp?(): Promise<boolean>;
+  /** Milliseconds since the last change event was read from the server. */
+  msSinceLastEvent?(): number;
+}
