@@ -126,6 +126,7 @@ export function columnInfo(col: ColumnDef): ColumnInfo {
       if (s !== undefined && Number.isFinite(s)) scale = s;
     }
   }
+  if (col.implicitWidth) length = null;
   if (scale === null && col.scale !== null && (base === 'decimal' || base === 'numeric')) scale = col.scale;
 
   return {

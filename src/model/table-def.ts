@@ -35,6 +35,12 @@ export interface ColumnDef {
    * Absent for columns read from information_schema, as Debezium's snapshot reads SHOW CREATE TABLE's stored type.
    */
   declaredType?: 'BOOL' | 'BOOLEAN' | 'JSON';
+  /**
+   * An integer column whose statement wrote no display width (`id INT`): the server stores its default
+   * (`int(11)`), but Debezium's DDL path records what the statement says, a null length. Absent for columns read
+   * from information_schema (the snapshot reads the stored `int(11)`).
+   */
+  implicitWidth?: true;
 }
 
 export interface TableDef {

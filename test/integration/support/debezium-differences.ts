@@ -120,27 +120,9 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       !ctx.databases.includes(keyDb(d.record)),
   },
   {
-    name: 'ddl-database-attribution',
-    matches: (d) =>
-      d.topic === 'it' &&
-      !inSnapshot(d) &&
-      (field(d, /^(key|value)\.databaseName$|^value\.source\.db$/) ||
-        // The scenario's cross-database DDL targets `<db>_x` from a session whose default database is `<db>`.
-        ((field(d, 'value.source.table') || field(d, 'value.tableChanges[]')) && /^ALTER TABLE \w+_x\./.test(ddl(d)))),
-  },
-  {
     name: 'ddl-source-thread',
     matches: (d) =>
       field(d, 'value.source.thread') &&
-      d.topic === 'it' &&
-      !inSnapshot(d) &&
-      d.debezium === null &&
-      typeof d.ours === 'number',
-  },
-  {
-    name: 'ddl-int-display-width',
-    matches: (d) =>
-      field(d, 'value.tableChanges[].table.columns[].length') &&
       d.topic === 'it' &&
       !inSnapshot(d) &&
       d.debezium === null &&

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { columnInfo } from '../../../src/events/column-info.js';
 import { SchemaTracker, UnparseableDdlError } from '../../../src/source/mysql/schema/index.js';
 import type { SchemaHistoryEntry } from '../../../src/stores/schema-history.js';
 
@@ -349,5 +350,26 @@ describe('SchemaTracker: names, policies, persistence', () => {
     });
     assert.ok(t.getTable('app', 'keep'));
     assert.equal(t.getTable('app', 'skip_me'), undefined);
+  });
+});
+
+describe('SchemaTracker: what Debezium reports of a statement', () => {
+  it('attributes a table statement to the database of the table it names, captured or not', () => {
+    const t = new SchemaTracker({ tableFilter: (db) => db === 'app' });
+    const other = t.apply('ALTER TABLE otherdb.t ADD COLUMN w INT', at);
+    assert.deepEqual([other.database, other.namedTables, other.tableChanges], ['otherdb', ['otherdb.t'], []]);
+    const rename = t.apply('RENAME TABLE x.a TO app.b', at);
+    assert.deepEqual([rename.database, rename.namedTables], ['x', ['x.a', 'app.b']]);
+    const db = t.apply('CREATE DATABASE d2', at);
+    assert.deepEqual([db.database, db.namedTables], ['d2', undefined]);
+  });
+
+  it('an integer column written without a display width reports a null length, as Debezium DDL path does', () => {
+    const t = tracker(['CREATE TABLE t (a INT, b INT(4), c BIGINT UNSIGNED)']);
+    const c = Object.fromEntries(t.getTable('app', 't')!.columns.map((x) => [x.name, x]));
+    // The model keeps what the server stores; the table change reports what the statement wrote.
+    assert.deepEqual([c.a.columnType, c.a.length, columnInfo(c.a).length], ['int(11)', 11, null]);
+    assert.deepEqual([c.b.columnType, columnInfo(c.b).length], ['int(4)', 4]);
+    assert.deepEqual([c.c.columnType, columnInfo(c.c).length], ['bigint(20) unsigned', null]);
   });
 });

@@ -83,6 +83,8 @@ interface ResolvedType {
   forcedCollation?: string;
   /** ColumnDef.declaredType. */
   declaredType?: 'BOOL' | 'BOOLEAN' | 'JSON';
+  /** ColumnDef.implicitWidth. */
+  implicitWidth?: true;
 }
 
 /** Resolves the column type (aliases, defaults, binary charset) the way the server stores it. */
@@ -124,6 +126,7 @@ export function resolveType(spec: TypeSpec, ctx: ColumnContext): ResolvedType {
       ...plain(intInfo.type, sign(`${intInfo.type}${width !== null ? `(${width})` : ''}`)),
       length: width,
       unsigned: spec.unsigned,
+      ...(explicit === null && width !== null ? { implicitWidth: true as const } : {}),
     };
   }
   if (name === 'DECIMAL' || name === 'DEC' || name === 'NUMERIC' || name === 'FIXED') {
@@ -284,6 +287,7 @@ export function buildColumn(spec: ColumnSpec, position: number, ctx: ColumnConte
     comment: spec.comment === null || spec.comment === '' ? null : spec.comment,
   };
   if (t.declaredType) col.declaredType = t.declaredType;
+  if (t.implicitWidth) col.implicitWidth = true;
   applyDefault(col, spec.default);
   return col;
 }

@@ -92,6 +92,12 @@ export interface AppliedDdl {
   perTableDdl?: Array<{ id: string; ddl: string }>;
   /** DROP DATABASE: Debezium's schema change lists no table changes. */
   dropsDatabase?: boolean;
+  /**
+   * Ids of the tables a table statement names (CREATE/ALTER/DROP/RENAME/TRUNCATE TABLE, CREATE/DROP INDEX),
+   * whether or not they are captured; absent for other statements. Lets the caller tell a statement about
+   * tables it does not capture from database-level DDL.
+   */
+  namedTables?: string[];
 }
 
 export interface ApplyContext {
@@ -266,6 +272,15 @@ export class SchemaTracker {
     const r = this.applyStatement(stmt, defaultDb, emptyResult(parsedBy));
     r.ddl = body;
     r.database = defaultDb;
+    const named = namedTables(stmt).flatMap((q) => {
+      const id = this.resolve(q, defaultDb);
+      return id ? [id] : [];
+    });
+    if (named.length > 0) {
+      // Debezium attributes a table statement to the database of the table it names, not the session's.
+      r.database = named[0].db;
+      r.namedTables = named.map((id) => tableId(id.db, id.name));
+    }
     if (stmt.kind === 'CREATE_DATABASE' || stmt.kind === 'DROP_DATABASE') r.database = this.stored(stmt.name);
     if (stmt.kind === 'ALTER_DATABASE' && stmt.name) r.database = this.stored(stmt.name);
     if (stmt.kind === 'DROP_DATABASE') r.dropsDatabase = true;
@@ -872,5 +887,26 @@ function enforcePrimaryKeyNotNull(table: TableDef): void {
       col.nullable = false;
       if (col.defaultValue === null) col.hasDefault = false;
     }
+  }
+}
+
+/** The tables a table-level statement names (the first one decides its database). */
+function namedTables(stmt: FallbackStatement): QualifiedName[] {
+  switch (stmt.kind) {
+    case 'CREATE_TABLE':
+    case 'CREATE_TABLE_LIKE':
+    case 'ALTER_TABLE':
+    case 'TRUNCATE_TABLE':
+    case 'CREATE_INDEX':
+    case 'DROP_INDEX':
+      return [stmt.table];
+    case 'DROP_TABLE':
+      return stmt.tables;
+    case 'RENAME_TABLE':
+      return stmt.pairs.flatMap((p) => [p.from, p.to]);
+    case 'RELOAD_TABLES':
+      return stmt.tables;
+    default:
+      return [];
   }
 }

@@ -242,7 +242,7 @@ export class BinlogStreamer {
             ddl: change.ddl,
             tableChanges: change.tableChanges,
           };
-          if (!this.touchesCapturedTables(one)) continue;
+          if (!this.touchesCapturedTables(one, applied.namedTables)) continue;
           const record = this.options.records.schemaChange(one, this.sourceInfo(0), change.tables);
           if (record) await emit({ record, offset: null });
         }
@@ -270,7 +270,13 @@ export class BinlogStreamer {
     }
   }
 
-  private touchesCapturedTables(entry: SchemaHistoryEntry): boolean {
+  private touchesCapturedTables(entry: SchemaHistoryEntry, namedTables: string[] | undefined): boolean {
+    const captured = (id: string) => {
+      const dot = id.indexOf('.');
+      return this.options.tableFilter(id.slice(0, dot), id.slice(dot + 1));
+    };
+    // A table statement about tables the capture does not model (another database, an excluded table).
+    if (entry.tableChanges.length === 0 && namedTables) return namedTables.some(captured);
     if (entry.tableChanges.length === 0) return true; // database-level DDL
     return entry.tableChanges.some((c) => {
       const dot = c.id.indexOf('.');

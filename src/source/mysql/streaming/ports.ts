@@ -40,6 +40,8 @@ export interface AppliedDdlResult extends SchemaChangeHints {
   ignored: boolean;
   /** Tables whose definition must be re-read from the server (the DDL alone does not define them). */
   needsReload?: string[];
+  /** Ids of the tables a table statement names, captured or not (absent for other statements). */
+  namedTables?: string[];
 }
 
 export interface SchemaPort {
