@@ -193,7 +193,6 @@ export const DEBEZIUM_COMPAT_PROPERTIES: readonly PropertyDef[] = [
   ignore('resolve.create.table.like.schema', JAVA),
   ignore('guardrail.collections.max', 'the captured-table-count guardrail is not implemented.'),
   ignore('guardrail.collections.limit.action', 'the captured-table-count guardrail is not implemented.'),
-  ignore('read.only', 'this tool writes no watermarks to the database, so there is nothing to switch off.'),
   ignore('table.ignore.builtin', 'system databases (mysql, sys, performance_schema, ...) are never captured.'),
   ignore('unavailable.value.placeholder', 'MySQL row events always carry full values; no placeholder is needed.'),
   ignore('database.server.id.offset', V1_REMOVED),

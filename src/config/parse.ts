@@ -463,6 +463,7 @@ function build(
     snapshot: {
       mode: r.enum('snapshot.mode'),
       chunked,
+      readOnly: r.bool('read.only'),
       chunkSize: r.int('snapshot.chunk.size') ?? 10000,
       lockingMode: r.enum('snapshot.locking.mode'),
       fetchSize: r.int('snapshot.fetch.size'),
@@ -795,7 +796,13 @@ function vitessRules(r: Reader, values: Map<string, string>): void {
       'is not implemented for the Vitess connector.',
       'remove provide.transaction.metadata (or set it to false).',
     );
-  for (const key of ['database.server.id', 'database.ssl.mode', 'database.iam.authentication', 'snapshot.chunked'])
+  for (const key of [
+    'database.server.id',
+    'database.ssl.mode',
+    'database.iam.authentication',
+    'snapshot.chunked',
+    'read.only',
+  ])
     if (r.isSet(key))
       r.add(
         key,

@@ -384,6 +384,12 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     false,
     'Read tables in primary-key chunks with resumable progress instead of one long SELECT.',
   ),
+  bool(
+    'read.only',
+    'snapshot',
+    false,
+    "Ad-hoc and chunked snapshots with GTID watermarks (Debezium's read-only incremental snapshot): nothing is written to the source, chunks may be read from a replica or behind a reader endpoint; MySQL needs gtid_mode=ON.",
+  ),
   {
     name: 'snapshot.locking.mode',
     type: 'enum',

@@ -97,6 +97,8 @@ export type SnapshotMode = 'initial' | 'initial_only' | 'when_needed' | 'never' 
 export interface SnapshotConfig {
   readonly mode: SnapshotMode;
   readonly chunked: boolean;
+  /** `read.only`: chunk watermarks from GTIDs; nothing is written to the source (see snapshot/watermarks.ts). */
+  readonly readOnly: boolean;
   readonly chunkSize: number;
   readonly lockingMode: 'minimal' | 'extended' | 'none';
   /** null = stream rows one by one. */

@@ -435,7 +435,10 @@ export class MySqlSource implements ChangeSource {
         await chunked.exclusive(async () => {
           current = { file: ev.file, pos: ev.position };
           await streamer.handle(ev, emit);
-          await chunked.afterEvent(ev.artificial || !ev.nextPosition ? null : { file: ev.file, pos: ev.nextPosition });
+          await chunked.afterEvent(
+            ev.artificial || !ev.nextPosition ? null : { file: ev.file, pos: ev.nextPosition },
+            streamer.tracker.gtidSet,
+          );
         });
         if (chunked.failure) throw chunked.failure;
         const st = this.stats;
@@ -488,6 +491,8 @@ export class MySqlSource implements ChangeSource {
         emit: (item) => ctx.emit(item),
         checkpoint,
         streamStart: { file: start.file, pos: start.pos },
+        streamStartGtids: start.gtids ?? null,
+        readOnly: config.snapshot.readOnly,
         signalTable: config.filters.signalDataCollection,
         tableFilter: this.filter,
         progress: this.progress,

@@ -27,15 +27,20 @@ import type { BinlogEvent } from '../binlog/events.js';
 import type { RecordFactory, SourceInfo } from '../streaming/ports.js';
 import { describeSqlError } from './errors.js';
 import type { SnapshotProgress } from './progress.js';
-import { detectServer, readBinlogStatus, type ServerInfo, serverTimeMs } from './server.js';
-import { startLockFreeSnapshot } from './snapshot-position.js';
+import { detectServer, type ServerInfo, serverTimeMs } from './server.js';
 import { quoteId } from './sql.js';
 import { defaultSelect, scanTable } from './table-scan.js';
+import {
+  type BinlogPos,
+  chooseWatermarks,
+  cmpPos,
+  type HighWatermark,
+  type StreamMark,
+  type WatermarkStrategy,
+} from './watermarks.js';
 
-export interface BinlogPos {
-  file: string;
-  pos: number;
-}
+export type { BinlogPos } from './watermarks.js';
+export { cmpPos } from './watermarks.js';
 
 /** A primary-key value as stored in the offset: integer/decimal text, string, or base64 bytes. */
 export type StoredKeyPart = { i: string } | { d: string } | { s: string } | { b: string };
@@ -60,11 +65,6 @@ export function pendingChunkTables(offset: SourceOffset | null): Record<string, 
     if (v && typeof v === 'object' && 'after' in v) out[id] = v as ChunkTableState;
   }
   return out;
-}
-
-export function cmpPos(a: BinlogPos, b: BinlogPos): number {
-  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
-  return a.pos - b.pos;
 }
 
 function cellKey(v: CellValue): string {
@@ -139,9 +139,10 @@ interface Window {
   id: string;
   def: TableDef;
   pk: number[];
-  lw: BinlogPos;
+  /** Low watermark (for logs). */
+  lw: string;
   /** Null while the chunk is being read. */
-  hw: BinlogPos | null;
+  hw: HighWatermark | null;
   buffer: Map<string, Row>;
   /** Keys changed by events the stream handled since the window opened. */
   touched: Set<string>;
@@ -170,6 +171,10 @@ export interface ChunkedSnapshotOptions {
   checkpoint(): SourceOffset;
   /** Where the stream starts: everything before it counts as handled. */
   streamStart: BinlogPos;
+  /** The GTID set/position the stream starts from (null when the server logs none). */
+  streamStartGtids: string | null;
+  /** `read.only`: GTID watermarks (see watermarks.ts). */
+  readOnly: boolean;
   /** `db.table` of signal.data.collection (ad-hoc snapshot requests arrive as rows of it). */
   signalTable: string | null;
   /** Which tables may be snapshotted (the capture's table filter). */
@@ -194,8 +199,10 @@ export class ChunkedSnapshotRunner {
   private readonly windows = new Set<Window>();
   private workers = 0;
   private streamPos: BinlogPos;
+  private streamGtids: string | null;
   private startedAt = 0;
   private server: ServerInfo | null = null;
+  private watermarks: WatermarkStrategy | null = null;
   private readonly log: Logger;
   private idleWaiters: Array<() => void> = [];
   failure: unknown = null;
@@ -208,6 +215,7 @@ export class ChunkedSnapshotRunner {
   ) {
     this.log = opts.logger.child({ component: 'chunked-snapshot' });
     this.streamPos = { ...opts.streamStart };
+    this.streamGtids = opts.streamStartGtids;
     const ids = Object.keys(resume);
     for (const id of ids) this.state.set(id, { ...resume[id] });
     if (ids.length > 0) {
@@ -293,7 +301,7 @@ export class ChunkedSnapshotRunner {
     }
     if (this.windows.size === 0) return;
     for (const w of this.windows) {
-      if (w.id !== id || (w.hw && cmpPos(at, w.hw) >= 0)) continue;
+      if (w.id !== id || (w.hw?.position && cmpPos(at, w.hw.position) >= 0)) continue;
       const touch = (row: Row) => {
         const k = rowKey(row, w.pk);
         w.touched.add(k);
@@ -310,13 +318,21 @@ export class ChunkedSnapshotRunner {
     }
   }
 
-  /** Stream side, under {@link exclusive}: the stream has handled everything before `handled`. */
-  async afterEvent(handled: BinlogPos | null): Promise<void> {
+  /**
+   * Stream side, under {@link exclusive}: the stream has handled everything before `handled`; `gtids` is its
+   * GTID set/position after it (it changes at commits only).
+   */
+  async afterEvent(handled: BinlogPos | null, gtids?: string | null): Promise<void> {
     if (handled && cmpPos(handled, this.streamPos) > 0) this.streamPos = handled;
+    if (gtids) this.streamGtids = gtids;
     if (this.windows.size === 0) return;
     for (const w of [...this.windows]) {
-      if (w.hw && cmpPos(this.streamPos, w.hw) >= 0) await this.flush(w);
+      if (w.hw?.reachedBy(this.mark())) await this.flush(w);
     }
+  }
+
+  private mark(): StreamMark {
+    return { pos: this.streamPos, gtids: this.streamGtids };
   }
 
   /** Stops the workers; pending windows are dropped (their chunks are re-read after a restart). */
@@ -413,6 +429,14 @@ export class ChunkedSnapshotRunner {
     const abort = () => conn.destroy();
     this.opts.signal.addEventListener('abort', abort, { once: true });
     this.server ??= await detectServer(conn);
+    if (!this.watermarks) {
+      const chosen = await chooseWatermarks(conn, this.server, {
+        readOnly: this.opts.readOnly,
+        streamGtids: this.streamGtids,
+      });
+      this.watermarks ??= chosen.strategy;
+      this.log.info('chunk watermarks', { strategy: chosen.strategy.kind, reason: chosen.reason });
+    }
     // TIMESTAMP text in UTC (text-values.ts relies on it); a slow sink must not make the server drop the scan.
     await conn.query("SET SESSION time_zone = '+00:00'");
     await conn.query('SET SESSION net_write_timeout = 86400');
@@ -446,7 +470,7 @@ export class ChunkedSnapshotRunner {
       const w = await this.readChunk(conn, id, def, st.after);
       // The stream flushes the window once it has handled everything before HW; if it already has, do it now.
       await this.exclusive(async () => {
-        if (w.hw && cmpPos(this.streamPos, w.hw) >= 0) await this.flush(w);
+        if (w.hw?.reachedBy(this.mark())) await this.flush(w);
       });
       const outcome = await w.outcome;
       if (outcome === 'aborted') return;
@@ -472,7 +496,6 @@ export class ChunkedSnapshotRunner {
    * stream is. Rows of touched keys are left out of (or dropped from) the buffer: the stream carries them.
    */
   private async readChunk(conn: Connection, id: string, def: TableDef, after: StoredKeyPart[] | null): Promise<Window> {
-    const server = this.server!;
     const pk = def.primaryKey.map((name) => def.columns.find((c) => c.name === name)!.position);
     const buffer = new Map<string, Row>();
     const touched = new Set<string>();
@@ -484,7 +507,7 @@ export class ChunkedSnapshotRunner {
       id,
       def,
       pk,
-      lw: { file: '', pos: 0 },
+      lw: '',
       hw: null,
       buffer,
       touched,
@@ -496,7 +519,7 @@ export class ChunkedSnapshotRunner {
     };
     this.windows.add(w);
     try {
-      await this.fillWindow(conn, server, w, after);
+      await this.fillWindow(conn, w, after);
     } catch (err) {
       this.windows.delete(w);
       throw err;
@@ -504,11 +527,11 @@ export class ChunkedSnapshotRunner {
     return w;
   }
 
-  private async fillWindow(conn: Connection, server: ServerInfo, w: Window, after: StoredKeyPart[] | null) {
+  private async fillWindow(conn: Connection, w: Window, after: StoredKeyPart[] | null) {
     const { def, pk, buffer, touched } = w;
-    // The position of the read view: every transaction before it is visible (snapshot-position.ts).
-    const lw = await startLockFreeSnapshot(conn, server, true);
-    w.lw = { file: lw.file, pos: lw.pos };
+    const watermarks = this.watermarks!;
+    // The window is open: everything the stream had handled until now must be visible in the read view.
+    w.lw = await watermarks.openReadView(conn, this.mark(), this.opts.signal);
     w.tsMs = await serverTimeMs(conn);
     let lastRow: Row | null = null;
     const sql = chunkSql(def, after, this.opts.chunkSize);
@@ -527,13 +550,13 @@ export class ChunkedSnapshotRunner {
     } finally {
       await conn.query('COMMIT').catch(() => {});
     }
-    const hw = await readBinlogStatus(conn, server);
+    const hw = await watermarks.readHigh(conn);
     this.counters.rowsScanned += selected;
     w.selected = selected;
     w.last = lastRow
       ? pk.map((p, i) => storeKeyPart((lastRow as Row)[p], def.columns[pk[i]].dataType.toLowerCase()))
       : null;
-    w.hw = { file: hw.file, pos: hw.pos };
+    w.hw = hw;
   }
 
   /** Under the lock: emit the chunk's surviving rows, then the checkpoint carrying the new progress. */
@@ -555,8 +578,9 @@ export class ChunkedSnapshotRunner {
       snapshot: 'incremental',
       serverId: 0,
       gtid: null,
-      file: w.hw?.file ?? '',
-      pos: w.hw?.pos ?? 0,
+      // Where in the stream the rows are emitted (the high watermark's position when it has one).
+      file: w.hw?.position?.file ?? this.streamPos.file,
+      pos: w.hw?.position?.pos ?? this.streamPos.pos,
       row: 0,
       thread: null,
       query: null,
@@ -578,8 +602,8 @@ export class ChunkedSnapshotRunner {
       selected: w.selected,
       emitted,
       dropped: w.selected - emitted,
-      lw: `${w.lw.file}:${w.lw.pos}`,
-      hw: `${w.hw?.file}:${w.hw?.pos}`,
+      lw: w.lw,
+      hw: w.hw?.text,
     });
     if (done) this.tableDone(w.id);
     else this.refreshView();
