@@ -19,6 +19,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CdcPipeline, REPO_ROOT } from '../../../cdk/lib/cdc-pipeline.js';
 import { loadConfig } from '../../../src/config/index.js';
+import { findProperty } from '../../../src/config/properties.js';
+import { envName, envToConfig } from '../../../src/config/sources.js';
 import {
   ALL_METRIC_NAMES,
   CONNECTOR_DIMENSION,
@@ -219,6 +221,45 @@ describe('capture service', () => {
     assert.equal(config.metrics.emfEnabled, true);
     assert.equal(config.metrics.httpPort, 8080);
     assert.equal(config.raw['table.include.list'], 'shop.orders');
+  });
+
+  test('every CDC_ variable of the container is one the config loader reads, under the catalog name', () => {
+    const [[, td]] = ofType('AWS::ECS::TaskDefinition');
+    const [c] = td.Properties.ContainerDefinitions as Json[];
+    const vars: Record<string, string> = {};
+    for (const { Name, Value } of c.Environment as Array<{ Name: string; Value: unknown }>)
+      vars[Name] = typeof Value === 'string' ? Value : 'resolved';
+    const names = Object.keys(vars);
+    assert.ok(names.length >= 15 && names.every((n) => n.startsWith('CDC_')), names.join(' '));
+    const { values, problems } = envToConfig(vars);
+    assert.deepEqual(problems, []);
+    const keys = Object.keys(values);
+    assert.equal(keys.length, names.length, 'one property per variable');
+    for (const key of keys) assert.ok(findProperty(key), `${key} is in the catalog`);
+    assert.deepEqual(keys.map(envName).sort(), names.sort());
+  });
+
+  test('a property the catalog does not know, or one that cannot travel as a variable, fails the synth', () => {
+    const s = newStack();
+    const make = (id: string, properties: Record<string, string>) =>
+      new CdcPipeline(s.stack, id, {
+        vpc: s.vpc,
+        database: { host: 'h', secret: s.secret },
+        image: ecs.ContainerImage.fromRegistry('x'),
+        properties,
+        transformRouter: false,
+        materializer: false,
+      });
+    assert.throws(
+      () => make('A', { 'table.include.lst': 'x' }),
+      /properties\['table.include.lst'\] is not a connector property/,
+    );
+    // A Kafka producer setting with a dash would read back with a dot (sink.kafka.client.id).
+    assert.throws(
+      () => make('B', { 'sink.kafka.client-id': 'x' }),
+      /CDC_SINK_KAFKA_CLIENT_ID reads back as another property/,
+    );
+    make('C', { 'sink.kafka.client.id': 'x', transforms: 'unwrap', 'transforms.unwrap.type': 'x' });
   });
 
   test('source kind vitess: the environment is a Vitess connector configuration on VTGate (port 15991)', () => {
