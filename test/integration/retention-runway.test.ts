@@ -1,0 +1,82 @@
+/**
+ * Retention runway against a private MariaDB with a short binlog_expire_logs_seconds: FLUSH BINARY LOGS makes
+ * files of known age; the measured runway is compared with the moment the server really purges the file.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { openConnection } from '../../src/source/mysql/connection.js';
+import { RunwayMonitor } from '../../src/source/mysql/retention/runway-monitor.js';
+import { useMariaDb } from '../harness/fixtures.js';
+import type { MariaDbServer } from '../harness/mariadb.js';
+
+const EXPIRE_SECONDS = 6;
+
+function connectAs(s: MariaDbServer) {
+  return () =>
+    openConnection({
+      host: s.host,
+      port: s.port,
+      user: s.admin.user,
+      password: s.admin.password,
+      ssl: { mode: 'disabled' },
+    });
+}
+
+async function binaryLogs(s: MariaDbServer): Promise<string[]> {
+  const rows = await s.query<Array<{ Log_name: string }>>('SHOW BINARY LOGS');
+  return rows.map((r) => r.Log_name);
+}
+
+/** Waits for a condition by polling (no fixed sleeps); fails after `timeoutMs`. */
+async function waitFor<T>(what: string, fn: () => Promise<T | null>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== null) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+describe('retention runway on MariaDB with binlog_expire_logs_seconds', () => {
+  const db = useMariaDb({ serverId: 61, options: { 'binlog-expire-logs-seconds': EXPIRE_SECONDS } });
+
+  it('measures the runway of a closed file and the server purges it when the runway runs out', async () => {
+    const s = db();
+    await s.query('FLUSH BINARY LOGS');
+    const logs = await binaryLogs(s);
+    const needed = logs[logs.length - 2] as string;
+    const monitor = new RunwayMonitor({ connect: connectAs(s) });
+
+    const active = await monitor.measure(logs[logs.length - 1] as string);
+    assert.equal(active.setting.source, 'binlog_expire_logs_seconds');
+    assert.equal(active.retentionSeconds, EXPIRE_SECONDS);
+    assert.equal(active.seconds, EXPIRE_SECONDS, 'the file being written keeps the whole retention');
+
+    const first = await monitor.measure(needed);
+    assert.ok(first.purgeDueAtMs !== null && first.seconds !== null);
+    assert.ok(first.seconds <= EXPIRE_SECONDS && first.seconds >= EXPIRE_SECONDS - 3, `runway ${first.seconds}`);
+    assert.ok(first.oldestFileAgeSeconds !== null && first.oldestFileAgeSeconds >= 0);
+
+    // Rotate once a second until the server purges `needed`; the first rotation that does so is the real expiry.
+    const purgedAt = await waitFor(
+      `${needed} to be purged`,
+      async () => {
+        await s.query('FLUSH BINARY LOGS');
+        return (await binaryLogs(s)).includes(needed) ? null : Date.now();
+      },
+      EXPIRE_SECONDS * 1000 + 15_000,
+      250,
+    );
+    const errorMs = purgedAt - (first.purgeDueAtMs as number);
+    // Second granularity on both sides (event timestamps, file mtimes) plus the 250 ms polling period.
+    assert.ok(errorMs > -1500 && errorMs < 2500, `purged ${errorMs} ms after the measured due time`);
+    process.stderr.write(
+      `retention runway: measured ${first.seconds} s (expiry ${EXPIRE_SECONDS} s); the server purged ${needed} ${errorMs} ms after the measured due time\n`,
+    );
+
+    const lost = await monitor.measure(needed);
+    assert.equal(lost.neededFileExists, false);
+    assert.equal(lost.seconds, 0);
+  });
+});
