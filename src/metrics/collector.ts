@@ -7,6 +7,7 @@ import {
   DeliveryMetric,
   EmfProperty,
   type MetricName,
+  RetentionMetric,
   SchemaHistoryMetric,
   SnapshotMetric,
   StreamingMetric,
@@ -43,6 +44,8 @@ export interface MetricsSourceStats {
   readonly SnapshotRunning?: boolean;
   readonly SnapshotCompleted?: boolean;
   readonly SnapshotDurationInSeconds?: number;
+  /** Binlog retention runway (seconds; null = unlimited or not measured yet), when the source measures it. */
+  readonly RetentionRunwaySeconds?: number | null;
   /** Schema history progress, when the history store exposes it. */
   schemaHistoryChangesApplied?: number;
   schemaHistoryStatus?: string;
@@ -123,6 +126,8 @@ export class MetricsCollector {
     };
     if (st.schemaHistoryChangesApplied !== undefined)
       values[SchemaHistoryMetric.ChangesApplied] = st.schemaHistoryChangesApplied;
+    const runway = st.RetentionRunwaySeconds;
+    if (typeof runway === 'number') values[RetentionMetric.RetentionRunwaySeconds] = runway;
 
     const properties: Record<string, string | number> = { [EmfProperty.Phase]: st.phase };
     if (st.binlogFile) {

@@ -35,6 +35,8 @@ export interface HealthStatus {
   reason: string;
   /** Present while the sink is failing: attempts, duration, oldest unacknowledged record age, last error. */
   delivery?: DeliveryStatus;
+  /** Binlog retention runway of the resume position, once measured (never decides health: a restart cannot help). */
+  retentionRunwaySeconds?: number;
 }
 
 export class HealthMonitor {
@@ -57,7 +59,9 @@ export class HealthMonitor {
   }
 
   async check(): Promise<HealthStatus> {
-    const status = await this.checkSource();
+    const runway = this.source.stats.RetentionRunwaySeconds;
+    const source = await this.checkSource();
+    const status = typeof runway === 'number' ? { ...source, retentionRunwaySeconds: runway } : source;
     const delivery = this.delivery();
     if (!delivery.failing) return status;
     const seconds = Math.round(delivery.failingForMs / 1000);

@@ -61,11 +61,25 @@ export const SchemaHistoryMetric = {
   ChangesApplied: 'SchemaHistoryChangesApplied',
 } as const;
 
+/**
+ * Binlog retention (ours, no Debezium equivalent): seconds before the binlog file the capture resumes from may be
+ * purged by the server's retention. Published once measured and while the retention is finite.
+ */
+export const RetentionMetric = {
+  RetentionRunwaySeconds: 'RetentionRunwaySeconds',
+} as const;
+
 export type SnapshotMetricName = (typeof SnapshotMetric)[keyof typeof SnapshotMetric];
 export type StreamingMetricName = (typeof StreamingMetric)[keyof typeof StreamingMetric];
 export type SchemaHistoryMetricName = (typeof SchemaHistoryMetric)[keyof typeof SchemaHistoryMetric];
 export type DeliveryMetricName = (typeof DeliveryMetric)[keyof typeof DeliveryMetric];
-export type MetricName = SnapshotMetricName | StreamingMetricName | DeliveryMetricName | SchemaHistoryMetricName;
+export type RetentionMetricName = (typeof RetentionMetric)[keyof typeof RetentionMetric];
+export type MetricName =
+  | SnapshotMetricName
+  | StreamingMetricName
+  | DeliveryMetricName
+  | SchemaHistoryMetricName
+  | RetentionMetricName;
 
 export const METRIC_DEFINITIONS: Readonly<Record<MetricName, MetricDefinition>> = {
   TotalTableCount: { unit: 'Count', kind: 'gauge', help: 'Tables included in the snapshot.' },
@@ -88,6 +102,11 @@ export const METRIC_DEFINITIONS: Readonly<Record<MetricName, MetricDefinition>> 
   CurrentQueueSizeInBytes: { unit: 'Bytes', kind: 'gauge', help: 'Bytes held in the change queue.' },
   NumberOfDisconnects: { unit: 'Count', kind: 'counter', help: 'Binlog connection losses.' },
   SchemaHistoryChangesApplied: { unit: 'Count', kind: 'counter', help: 'Schema changes applied to the history.' },
+  RetentionRunwaySeconds: {
+    unit: 'Seconds',
+    kind: 'gauge',
+    help: 'Seconds before the binlog file the capture resumes from may be purged by the binlog retention.',
+  },
   SinkDeliveryFailing: { unit: 'None', kind: 'gauge', help: '1 while the sink is retrying failed deliveries.' },
   SinkFailedAttempts: { unit: 'Count', kind: 'gauge', help: 'Failed delivery attempts in the current outage.' },
   OldestUnacknowledgedAgeMs: {
@@ -97,7 +116,7 @@ export const METRIC_DEFINITIONS: Readonly<Record<MetricName, MetricDefinition>> 
   },
 };
 
-/** Every metric that is always published (schema history metrics only when available). */
+/** Every metric that is always published (schema history and retention metrics only when available). */
 export const CORE_METRIC_NAMES: readonly MetricName[] = [
   ...Object.values(SnapshotMetric),
   ...Object.values(StreamingMetric),
@@ -105,7 +124,11 @@ export const CORE_METRIC_NAMES: readonly MetricName[] = [
 ];
 
 /** Every metric name that can be published. */
-export const ALL_METRIC_NAMES: readonly MetricName[] = [...CORE_METRIC_NAMES, ...Object.values(SchemaHistoryMetric)];
+export const ALL_METRIC_NAMES: readonly MetricName[] = [
+  ...CORE_METRIC_NAMES,
+  ...Object.values(SchemaHistoryMetric),
+  ...Object.values(RetentionMetric),
+];
 
 /** Non-metric EMF properties (searchable in Logs Insights, never dimensions: they change all the time). */
 export const EmfProperty = {

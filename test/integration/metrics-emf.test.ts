@@ -11,12 +11,15 @@ import {
   METRIC_DIMENSIONS,
   METRICS_NAMESPACE,
   type MetricName,
+  RetentionMetric,
   startMetrics,
 } from '../../src/metrics/index.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import { captureEnv } from './support/capture.js';
 
-const db = useMariaDb();
+// A finite binlog expiry, so the retention runway is measured and published too.
+const EXPIRE_SECONDS = 7 * 86400;
+const db = useMariaDb({ options: { 'binlog-expire-logs-seconds': EXPIRE_SECONDS } });
 
 test('a real capture run emits valid EMF lines with exactly the shared metric names and dimensions', async () => {
   const server = db();
@@ -68,8 +71,12 @@ test('a real capture run emits valid EMF lines with exactly the shared metric na
     assert.deepEqual(d.Dimensions, [[...METRIC_DIMENSIONS]]);
     for (const dim of d.Dimensions[0]) assert.equal(typeof doc[dim], 'string', `dimension ${dim} has a value`);
     assert.equal(doc[CONNECTOR_DIMENSION], env.config.name);
-    // Exactly the shared names (the CDK alarms and dashboard import the same constants).
-    assert.deepEqual(d.Metrics.map((m) => m.Name).sort(), [...ALL_METRIC_NAMES].sort());
+    // Exactly the shared names (the CDK alarms and dashboard import the same constants); the runway once measured.
+    const names = d.Metrics.map((m) => m.Name);
+    const expected = ALL_METRIC_NAMES.filter(
+      (n) => n !== RetentionMetric.RetentionRunwaySeconds || names.includes(RetentionMetric.RetentionRunwaySeconds),
+    );
+    assert.deepEqual(names.sort(), [...expected].sort());
     for (const m of d.Metrics) {
       assert.equal(m.Unit, METRIC_DEFINITIONS[m.Name as MetricName].unit);
       assert.ok(Number.isFinite(doc[m.Name]), `${m.Name} has a numeric top-level value`);
@@ -77,6 +84,8 @@ test('a real capture run emits valid EMF lines with exactly the shared metric na
     assert.ok(d.Metrics.length <= 100, 'EMF allows at most 100 metrics per directive');
   }
   const last = docs.at(-1)!;
+  // The capture's file is the one being written: it keeps the whole retention.
+  assert.equal(last[RetentionMetric.RetentionRunwaySeconds], EXPIRE_SECONDS);
   assert.equal(last.TotalTableCount, 2);
   assert.equal(last.RemainingTableCount, 0);
   assert.equal(last.RowsScanned, 4);

@@ -3,11 +3,29 @@
  * files of known age; the measured runway is compared with the moment the server really purges the file.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { startCapture } from '../../src/cli/commands/run.js';
+import type { Logger } from '../../src/common/logger.js';
 import { openConnection } from '../../src/source/mysql/connection.js';
 import { RunwayMonitor } from '../../src/source/mysql/retention/runway-monitor.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
+import { captureEnv } from './support/capture.js';
+
+/** A logger that keeps warnings (the capture's own logger interface). */
+function recordingLogger(warnings: Array<{ msg: string; fields: Record<string, unknown> }>): Logger {
+  const logger: Logger = {
+    debug() {},
+    info() {},
+    warn: (msg, fields = {}) => warnings.push({ msg, fields }),
+    error() {},
+    child: () => logger,
+  };
+  return logger;
+}
 
 const EXPIRE_SECONDS = 6;
 
@@ -78,5 +96,44 @@ describe('retention runway on MariaDB with binlog_expire_logs_seconds', () => {
     const lost = await monitor.measure(needed);
     assert.equal(lost.neededFileExists, false);
     assert.equal(lost.seconds, 0);
+  });
+
+  it('cdc run warns before a snapshot expected to outlast the runway; cdc check reports the stored offset runway', async () => {
+    const s = db();
+    const name = await s.createDatabase('runway');
+    // ~40k rows at the assumed 5000 rows/s: ~8 s expected, longer than the 6 s retention.
+    await s.query(`CREATE TABLE ${name}.big (id INT PRIMARY KEY, v VARCHAR(8))`);
+    await s.query(`INSERT INTO ${name}.big SELECT seq, 'x' FROM ${name}.seq_1_to_40000`);
+    await s.query(`ANALYZE TABLE ${name}.big`);
+    const env = captureEnv(s, name);
+    const warnings: Array<{ msg: string; fields: Record<string, unknown> }> = [];
+    const handle = startCapture(env.config, recordingLogger(warnings), { untilIdleMs: 300 });
+    await handle.done;
+    const w = warnings.find((x) => /longer than the binlog retention runway/.test(x.msg));
+    assert.ok(w, `warnings: ${warnings.map((x) => x.msg).join(' | ')}`);
+    assert.equal(w.fields.runwaySeconds, EXPIRE_SECONDS);
+    assert.equal(w.fields.rate, 'assumed');
+    assert.ok((w.fields.estimatedRows as number) > 30_000);
+    assert.equal(handle.source.stats.RetentionRunwaySeconds, EXPIRE_SECONDS);
+
+    // The stored offset is in the file being written; after a rotation it is a closed file that starts ageing.
+    await s.query('FLUSH BINARY LOGS');
+    const config = join(env.dir, 'connector.properties');
+    writeFileSync(
+      config,
+      Object.entries(env.props)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n'),
+    );
+    const r = spawnSync(process.execPath, ['bin/cdc.js', 'check', '--config', config], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const line = r.stdout.split('\n').find((l) => l.includes('binlog.runway'));
+    assert.ok(line, r.stdout + r.stderr);
+    assert.match(
+      line,
+      /\[WARN\] binlog\.runway: The stored offset \(mariadb-bin\.\d{6}\) has \d+ s before the retention may purge it \(binlog_expire_logs_seconds = 6\)/,
+    );
   });
 });

@@ -2,12 +2,16 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '../../common/errors.js';
 import { silentLogger } from '../../common/logger.js';
 import type { CdcConfig } from '../../config/types.js';
+import { readBinlogStatus } from '../../source/mysql/binlog-status.js';
 import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
 import { formatPreflightReport, runPreflight } from '../../source/mysql/preflight.js';
 import { replicationProbe } from '../../source/mysql/replication-probe.js';
+import { RunwayMonitor } from '../../source/mysql/retention/runway-monitor.js';
 import { formatVitessCheckReport, runVitessCheck } from '../../source/vitess/vitess-check.js';
 import { vtgateClientOptions } from '../../source/vitess/vitess-source.js';
 import { VtgateClient } from '../../source/vitess/vtgate-client.js';
+import { DynamoDbOffsetStore } from '../../stores/dynamodb/dynamodb-offset-store.js';
+import { FileOffsetStore } from '../../stores/file/file-offset-store.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, loadCliConfig } from '../config-loader.js';
 import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
 import { outputFormatChecks } from '../output-format-checks.js';
@@ -56,6 +60,13 @@ export const checkCommand: Command = {
         hostname: config.database.hostname,
         replicationProbe: replicationProbe(connect),
         snapshotLockingMode: config.snapshot.lockingMode,
+        runway: async () => {
+          const stored = await storedOffsetFile(config);
+          const file = stored ?? (await readBinlogStatus(conn))?.file;
+          if (!file) throw new Error('binary logging is off');
+          const measurement = await new RunwayMonitor({ connect }).measure(file);
+          return { measurement, of: stored ? 'stored offset' : 'current position' };
+        },
       });
       report.checks.push(...outputFormatChecks(config)); // warnings: they never fail the check
       io.stdout.write(`${formatPreflightReport(report)}\n`);
@@ -65,6 +76,28 @@ export const checkCommand: Command = {
     }
   },
 };
+
+/** The stored offset's binlog file, when the offset store can be read (it may not exist yet, or be out of reach). */
+async function storedOffsetFile(config: CdcConfig): Promise<string | null> {
+  const o = config.offsets;
+  const store =
+    o.type === 'file'
+      ? new FileOffsetStore({ path: o.filename, connectorName: config.name })
+      : new DynamoDbOffsetStore({
+          tableName: o.table,
+          connectorName: config.name,
+          clientConfig: { ...(o.region ? { region: o.region } : {}), ...(o.endpoint ? { endpoint: o.endpoint } : {}) },
+          createTables: false,
+        });
+  try {
+    const offset = await store.load();
+    return offset && offset.file !== 'vitess' ? offset.file : null;
+  } catch {
+    return null;
+  } finally {
+    await store.close().catch(() => {});
+  }
+}
 
 /** The Vitess connector's checks, through VTGate's gRPC API (docs/vitess.md). */
 async function checkVitess(config: CdcConfig, io: CliIo): Promise<number> {

@@ -18,6 +18,7 @@ import { readBinlogStatus } from './binlog-status.js';
 import { assertNotRdsProxy } from './rds-endpoint.js';
 import { createRecordFactory, eventOptionsFromConfig } from './record-factory.js';
 import { MAX_DUMP_POSITION, POSITION_LOST_FIX, planResume, type ResumeFacts, type ResumePlan } from './resume-plan.js';
+import { CaptureRunway } from './retention/capture-runway.js';
 import { loadSchema, readServerInfo, type ServerInfo, trackerOptionsFor } from './schema/schema-loader.js';
 import { SchemaTracker, type SchemaTrackerOptions } from './schema/schema-tracker.js';
 import { checkTableMap, type TableMapInfo } from './schema/table-map-check.js';
@@ -78,6 +79,8 @@ export interface MySqlSourceStats {
   readonly SnapshotDurationInSeconds: number;
   /** Per `db.table`: rows scanned and information_schema's estimate. */
   readonly SnapshotTableProgress: Record<string, TableProgress>;
+  /** Seconds before the binlog file the capture resumes from may be purged (null: unlimited or not measured). */
+  readonly RetentionRunwaySeconds: number | null;
 }
 
 export class MySqlSource implements ChangeSource {
@@ -115,6 +118,9 @@ export class MySqlSource implements ChangeSource {
   private lastEventAt = Date.now();
   private streamer: BinlogStreamer | null = null;
   private statusConn: PromiseConnection | null = null;
+  private readonly runway: CaptureRunway;
+  /** The binlog file of the position a restart would resume from (stored offset, snapshot start, stream). */
+  private runwayFile: () => string | null = () => null;
 
   constructor(private readonly options: MySqlSourceOptions) {
     this.filter = createTableFilter(options.config.filters);
@@ -139,7 +145,9 @@ export class MySqlSource implements ChangeSource {
         get: () => (snap.startedAt ? ((snap.endedAt || Date.now()) - snap.startedAt) / 1000 : 0),
       },
       SnapshotTableProgress: { enumerable: true, get: () => progress.snapshot() },
+      RetentionRunwaySeconds: { enumerable: true, get: () => this.runway.seconds },
     });
+    this.runway = new CaptureRunway({ connect: options.connect, logger: options.logger });
   }
 
   msSinceLastEvent(): number {
@@ -172,6 +180,10 @@ export class MySqlSource implements ChangeSource {
     }
     this.identity = identity;
     this.generation = ctx.offset?.server_generation ?? 0;
+    const storedFile = ctx.offset?.file ?? null;
+    this.runwayFile = () => (this.stats.phase === 'stopped' ? null : storedFile);
+    this.runway.start(() => this.runwayFile());
+    void this.runway.measure();
     if (ctx.offset?.server_identity !== undefined && ctx.offset.server_identity !== identity.key) {
       // Another server's binlog: its file names and positions are not comparable with the stored ones.
       this.generation++;
@@ -265,11 +277,13 @@ export class MySqlSource implements ChangeSource {
       ).catch((err: unknown) => {
         this.snap.aborted = true;
         this.snap.running = false;
+        this.runway.stop();
         throw err;
       });
       offset = result;
       if (mode === 'initial_only') {
         this.stats.phase = 'stopped';
+        this.runway.stop();
         logger.info('initial_only snapshot finished; not streaming');
         return;
       }
@@ -321,6 +335,7 @@ export class MySqlSource implements ChangeSource {
     // Chunked snapshots (initial with snapshot.chunked, resumed, or requested by signal) run beside the stream;
     // every offset emitted from here on carries their progress.
     const chunked = this.startChunkedRunner(ctx, start, tracker, records, () => streamer.resumeOffset ?? start);
+    this.runwayFile = () => (this.stats.phase === 'stopped' ? null : (streamer.resumeOffset ?? start).file);
     const rawCtx = ctx;
     ctx = {
       ...ctx,
@@ -464,6 +479,7 @@ export class MySqlSource implements ChangeSource {
       this.heartbeatConn = null;
       this.stats.phase = 'stopped';
       this.stats.schemaHistoryStatus = 'STOPPED';
+      this.runway.stop();
     }
   }
 
@@ -721,6 +737,13 @@ export class MySqlSource implements ChangeSource {
     };
   }
 
+  /** Rows of the snapshot still to read, by information_schema's estimates. */
+  private estimatedRowsLeft(): number {
+    let n = 0;
+    for (const t of this.progress.tables.values()) if (!t.done) n += Math.max(0, t.estimatedRows - t.rowsScanned);
+    return n;
+  }
+
   private async estimate(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     const conn = await this.options.connect();
@@ -926,12 +949,20 @@ export class MySqlSource implements ChangeSource {
               chunkPlan[`${t.database}.${t.name}`] = { after: null, rows: 0, chunks: 0, kind: 'initial' };
           }
           await this.estimate(withData.map((t) => `${t.database}.${t.name}`));
+          this.runwayFile = () => (this.stats.phase === 'stopped' ? null : pos.file);
+          if (includeData) await this.runway.beforeSnapshot(pos.file, this.estimatedRowsLeft());
           logger.info('snapshot position established', { file: pos.file, pos: pos.pos, tables: tables.length });
         },
         onRow: async (table, row, marker, tsMs) => {
           await flushHeldSchemaEvent('true');
           this.stats.snapshotRows++;
           this.progress.rows(`${table.database}.${table.name}`, 1);
+          if (this.stats.snapshotRows % 10_000 === 0)
+            this.runway.duringSnapshot(
+              this.stats.snapshotRows,
+              Date.now() - this.snap.startedAt,
+              this.estimatedRowsLeft(),
+            );
           const out = records.forTable(table).read(row, source(marker, tsMs));
           for (const record of out) await ctx.emit({ record, offset: null });
         },

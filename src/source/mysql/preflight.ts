@@ -6,6 +6,8 @@
 import type { Connection, Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { CdcError, type CdcErrorOptions, errorMessage } from '../../common/errors.js';
 import { isRdsProxyHost, RDS_PROXY_FIX } from './rds-endpoint.js';
+import { formatDuration } from './retention/runway.js';
+import type { RunwayMeasurement } from './retention/runway-monitor.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
@@ -55,6 +57,11 @@ export interface PreflightOptions {
    * REPLICATION SLAVE however it was granted (directly or through a role). `cdc check` passes one.
    */
   replicationProbe?: () => Promise<void>;
+  /**
+   * Measures the binlog retention runway of the position the capture would resume from (the stored offset's file,
+   * else the current one); `cdc check` passes one. Without it there is no `binlog.runway` finding.
+   */
+  runway?: () => Promise<{ measurement: RunwayMeasurement; of: 'stored offset' | 'current position' }>;
 }
 
 /** Preflight could not run (e.g. the connection dropped), or the report has failures (see assertPreflight). */
@@ -145,6 +152,7 @@ export async function runPreflight(conn: Queryable, opts: PreflightOptions): Pro
   checks.push(...binlogChecks(server, vars));
   checks.push(gtidCheck(server, vars, opts));
   checks.push(await retentionCheck(probe, server, vars, opts.minRetentionHours ?? 24));
+  if (opts.runway) checks.push(await runwayCheck(opts.runway, opts.minRetentionHours ?? 24));
   checks.push(...(await privilegeChecks(probe, server, opts)));
   checks.push(await serverIdCheck(probe, server, opts.serverId));
   checks.push(...infoChecks(vars));
@@ -425,6 +433,53 @@ async function retentionCheck(
     };
   }
   return { id, status: 'pass', message: `Binlogs are kept for ${hours.toFixed(1)} h` };
+}
+
+/** How long the resume position has left before the retention purges its file (docs/deploy.md#retention-runway). */
+async function runwayCheck(
+  measure: NonNullable<PreflightOptions['runway']>,
+  minHours: number,
+): Promise<PreflightCheck> {
+  const id = 'binlog.runway';
+  let m: RunwayMeasurement;
+  let of: string;
+  try {
+    ({ measurement: m, of } = await measure());
+  } catch (err) {
+    return { id, status: 'warn', message: `Cannot measure the binlog retention runway: ${errorMessage(err)}` };
+  }
+  const oldest =
+    m.oldestFile && m.oldestFileAgeSeconds !== null
+      ? `; the oldest binlog file ${m.oldestFile} is ${formatDuration(m.oldestFileAgeSeconds)} old`
+      : '';
+  if (!m.neededFileExists) {
+    return {
+      id,
+      status: 'fail',
+      message: `The ${of}'s binlog file ${m.neededFile} has been purged (${m.setting.setting}): the capture cannot resume there${oldest}`,
+      fix: 'Start with snapshot.mode=when_needed (takes a new snapshot), and raise the binlog retention so it does not happen again.',
+    };
+  }
+  if (m.seconds === null) {
+    return {
+      id,
+      status: 'pass',
+      message: `The ${of} (${m.neededFile}) is not purged automatically (${m.setting.setting})${oldest}`,
+    };
+  }
+  const text = `The ${of} (${m.neededFile}) has ${formatDuration(m.seconds)} before the retention may purge it (${m.setting.setting})${oldest}`;
+  if (m.seconds < minHours * 3600) {
+    return {
+      id,
+      status: 'warn',
+      message: `${text}: less than ${minHours} h`,
+      fix:
+        m.setting.source === 'rds'
+          ? `CALL mysql.rds_set_configuration('binlog retention hours', ${Math.max(24, minHours)}); and keep the capture running.`
+          : `Raise ${m.setting.source === 'expire_logs_days' ? 'expire_logs_days' : 'binlog_expire_logs_seconds'} and keep the capture running.`,
+    };
+  }
+  return { id, status: 'pass', message: text };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import type { Connection as PromiseConnection } from 'mysql2/promise';
 import { errorMessage } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
 import { BinlogReplicationClient } from '../binlog/replication/index.js';
-import { readRetentionSetting, type RetentionSetting } from './retention-setting.js';
+import { type RetentionSetting, readRetentionSetting } from './retention-setting.js';
 import { computeRunway, filesToTime, type Runway } from './runway.js';
 
 export interface RunwayMonitorOptions {
@@ -80,7 +80,10 @@ export class RunwayMonitor {
 }
 
 /** The timestamp (ms) of the first real event of `file`, read by a binlog dump from position 4. */
-export async function dumpFileStartTime(connect: () => Promise<PromiseConnection>, file: string): Promise<number | null> {
+export async function dumpFileStartTime(
+  connect: () => Promise<PromiseConnection>,
+  file: string,
+): Promise<number | null> {
   const client = new BinlogReplicationClient({
     connection: async () => ((await connect()) as unknown as { connection: CallbackConnection }).connection,
     serverId: 4_000_000_000 + Math.floor(Math.random() * 200_000_000),
