@@ -12,7 +12,7 @@ import {
   aws_sns as sns,
 } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { StreamingMetric } from '../../../src/metrics/names.js';
+import { RetentionMetric, StreamingMetric } from '../../../src/metrics/names.js';
 import { captureMetric } from './capture-metrics.js';
 import type { CdcCaptureService } from './capture-service.js';
 import type { CdcConsumers } from './consumers.js';
@@ -65,6 +65,17 @@ export class CdcAlarms implements PipelinePart {
         comparisonOperator: GT,
         evaluationPeriods: 3,
         treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      });
+    const runway = p.retentionRunway === undefined ? D.retentionRunway : p.retentionRunway;
+    if (runway !== false)
+      this.add('RetentionRunwayAlarm', {
+        alarmDescription: `serverless-cdc ${c}: the binlog file the capture resumes from may be purged by the binlog retention in less than ${runway.toHumanString()} (see docs/deploy.md#retention-runway-low)`,
+        metric: captureMetric(c, RetentionMetric.RetentionRunwaySeconds, { statistic: 'Minimum' }),
+        threshold: runway.toSeconds(),
+        comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 5,
+        // Not published when the retention is unlimited; a stopped task is TaskNotRunningAlarm's.
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
     this.add('TaskNotRunningAlarm', {
       alarmDescription: `serverless-cdc ${c}: the capture service has no running task (see docs/deploy.md#task-not-running)`,

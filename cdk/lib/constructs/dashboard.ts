@@ -1,7 +1,7 @@
 /** The pipeline's CloudWatch dashboard: lag, throughput, snapshot, task, Kinesis, consumers and alarm status. */
 import { aws_cloudwatch as cloudwatch, Duration, type aws_kinesis as kinesis } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { type MetricName, SnapshotMetric, StreamingMetric } from '../../../src/metrics/names.js';
+import { type MetricName, RetentionMetric, SnapshotMetric, StreamingMetric } from '../../../src/metrics/names.js';
 import { captureMetric } from './capture-metrics.js';
 import type { CdcCaptureService } from './capture-service.js';
 import type { CdcConsumers } from './consumers.js';
@@ -42,6 +42,9 @@ export class CdcDashboard implements PipelinePart {
         title: 'Replication lag',
         left: [m(StreamingMetric.MilliSecondsBehindSource), m(StreamingMetric.MilliSecondsSinceLastEvent, 'Minimum')],
         leftYAxis: { label: 'ms', showUnits: false },
+        // How long the resume position has before the binlog retention purges it (docs/deploy.md#retention-runway).
+        right: [m(RetentionMetric.RetentionRunwaySeconds, 'Minimum')],
+        rightYAxis: { label: 's', showUnits: false },
         width: 12,
       }),
       new cloudwatch.GraphWidget({

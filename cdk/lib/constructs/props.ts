@@ -141,6 +141,12 @@ export interface CdcAlarmProps {
    * @default Duration.minutes(15)
    */
   readonly noEvents?: Duration | false;
+  /**
+   * `RetentionRunwaySeconds` (minimum) below this for 5 minutes: the binlog file the capture resumes from will be
+   * purged by the binlog retention soon (docs/deploy.md#retention-runway). `false` disables it.
+   * @default Duration.hours(6)
+   */
+  readonly retentionRunway?: Duration | false;
   /** Consumer iterator age above this. @default Duration.minutes(10) */
   readonly iteratorAge?: Duration;
   /** Lambda errors per 5 minutes above this. @default 0 */
@@ -227,6 +233,7 @@ export const CDC_PIPELINE_DEFAULTS = {
     replicationLag: Duration.minutes(5),
     lagEvaluationMinutes: 5,
     noEvents: Duration.minutes(15),
+    retentionRunway: Duration.hours(6),
     iteratorAge: Duration.minutes(10),
     lambdaErrors: 0,
     kinesisThrottledRecords: 0,

@@ -25,6 +25,7 @@ import {
   ALL_METRIC_NAMES,
   CONNECTOR_DIMENSION,
   METRICS_NAMESPACE,
+  RetentionMetric,
   SnapshotMetric,
   StreamingMetric,
 } from '../../../src/metrics/names.js';
@@ -433,6 +434,7 @@ describe('alarms and dashboard', () => {
     assert.deepEqual(own.map((a) => a.MetricName).sort(), [
       StreamingMetric.MilliSecondsBehindSource,
       StreamingMetric.MilliSecondsSinceLastEvent,
+      RetentionMetric.RetentionRunwaySeconds,
     ]);
     for (const a of own) {
       assert.ok(ALL_METRIC_NAMES.includes(a.MetricName as never));
@@ -444,6 +446,11 @@ describe('alarms and dashboard', () => {
     const idle = own.find((a) => a.MetricName === StreamingMetric.MilliSecondsSinceLastEvent)!;
     assert.equal(idle.Threshold, 900_000);
     assert.equal(idle.TreatMissingData, 'breaching');
+    const runway = own.find((a) => a.MetricName === RetentionMetric.RetentionRunwaySeconds)!;
+    assert.equal(runway.Threshold, 6 * 3600);
+    assert.equal(runway.ComparisonOperator, 'LessThanThreshold');
+    assert.equal(runway.Statistic, 'Minimum');
+    assert.equal(runway.TreatMissingData, 'notBreaching');
   });
 
   test('the full alarm set, all wired to the SNS topic', () => {
@@ -458,6 +465,7 @@ describe('alarms and dashboard', () => {
       'NoEventsAlarm',
       'OffsetsTableThrottleAlarm',
       'ReplicationLagAlarm',
+      'RetentionRunwayAlarm',
       'RoutedKinesisWriteThrottleAlarm',
       'SchemaHistoryTableThrottleAlarm',
       'TaskNotRunningAlarm',
@@ -497,6 +505,7 @@ describe('alarms and dashboard', () => {
       SnapshotMetric.RowsScanned,
       SnapshotMetric.RemainingTableCount,
       StreamingMetric.QueueRemainingCapacity,
+      RetentionMetric.RetentionRunwaySeconds,
     ])
       assert.ok(used.has(name), `dashboard shows ${name}`);
     assert.match(body, /PutRecords\.ThrottledRecords/);
