@@ -4,6 +4,7 @@
  * Environment: `CDC_TABLE_NAME_TEMPLATE` (@default `{db}.{table}`; placeholders `{db}`, `{table}`, `{topic}`),
  * `CDC_INPUT_FORMAT` auto|value|record (@default auto), `CDC_DLQ_URL` (SQS, optional), `CDC_WRITE_CONCURRENCY`
  * (@default 16), `CDC_AWS_ENDPOINT` for local stand-ins. Tables must exist with partition key `__key` (String).
+ * Claim-checked records (values in S3, see docs/large-records.md) are resolved before they are written.
  *
  * Item layout: `__key` (the Debezium key as JSON text), `__order` (binlog-order text, see lib/binlog-order.ts),
  * `__seq` (Kinesis order text), `__deleted` (boolean), `__op`, and the row's columns as top-level attributes. Column names starting with `__` are
@@ -36,12 +37,16 @@ import {
   GetItemCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { KinesisStreamEvent } from 'aws-lambda';
 import { errorMessage } from '../src/common/errors.js';
+import { ClaimCheckResolver } from '../src/sinks/claim-check/resolver.js';
+import { S3ClaimCheckStore } from '../src/sinks/claim-check/s3-store.js';
 import { stringifyJson } from '../src/transforms/json.js';
 import { asEnvelope, isObject, type JsonObject, type TransformRecord } from '../src/transforms/record.js';
 import { changeOrder, sequenceOrder } from './lib/binlog-order.js';
+import { resolveClaimChecks } from './lib/claim-check.js';
 import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
 import { toItem } from './lib/dynamo-values.js';
 import { clientConfig, envEnum, envInt } from './lib/env.js';
@@ -59,6 +64,8 @@ export interface MaterializerOptions {
   concurrency?: number;
   logger?: Logger;
   metrics?: Metrics;
+  /** Reads claim-checked records. @default one on an S3 client with the default configuration, built on first use */
+  claimCheckResolver?: ClaimCheckResolver;
 }
 
 /** A record that can never be materialised (bad data, reserved column names): dead-lettered, not retried. */
@@ -73,6 +80,11 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
   const metrics = options.metrics ?? new Metrics({ namespace: 'ServerlessCdc', serviceName: 'materializer' });
   const template = options.tableNameTemplate ?? '{db}.{table}';
   const dynamo = options.dynamo;
+  let resolver = options.claimCheckResolver;
+  const claimChecks = () => {
+    resolver ??= new ClaimCheckResolver(new S3ClaimCheckStore());
+    return resolver;
+  };
 
   const tableName = (db: string, table: string, topic: string) =>
     template.replace(/\{(db|table|topic)\}/g, (_m, p: string) => (p === 'db' ? db : p === 'table' ? table : topic));
@@ -153,6 +165,7 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
 
   return async (event: KinesisStreamEvent) => {
     const parents = decodeEvent(event.Records, options.inputFormat ?? 'auto');
+    await resolveClaimChecks(parents, claimChecks);
     const counts: Record<Outcome, number> = { written: 0, stale: 0, skipped: 0 };
     const failed = new Set<number>();
     const letters: { parent: ParentRecord; letter: DeadLetter }[] = [];
@@ -226,6 +239,9 @@ export function materializerFromEnv(env: Readonly<Record<string, string | undefi
     tableNameTemplate: env.CDC_TABLE_NAME_TEMPLATE || '{db}.{table}',
     inputFormat: envEnum(env, 'CDC_INPUT_FORMAT', ['auto', 'value', 'record'] as const, 'auto'),
     concurrency: envInt(env, 'CDC_WRITE_CONCURRENCY', 16),
+    claimCheckResolver: new ClaimCheckResolver(
+      new S3ClaimCheckStore({ client: new S3Client({ ...aws, ...(aws.endpoint ? { forcePathStyle: true } : {}) }) }),
+    ),
     ...(env.CDC_DLQ_URL ? { dlq: new SqsDeadLetterQueue(new SQSClient(aws), env.CDC_DLQ_URL) } : {}),
   });
 }

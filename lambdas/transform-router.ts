@@ -10,6 +10,9 @@
  * - input: `CDC_INPUT_FORMAT` auto|value|record (@default auto);
  * - poison records: `CDC_DLQ_URL` (SQS queue URL), `CDC_MAX_ATTEMPTS` deliveries before a retriable failure is
  *   dead-lettered (@default 3); `CDC_AWS_ENDPOINT` for local stand-ins.
+ * - large records: input claim-check pointers are resolved from S3 (lib/claim-check.ts); outputs over the destination
+ *   stream's limit are claim-checked again when `CDC_CLAIM_CHECK_BUCKET` is set (`CDC_CLAIM_CHECK_PREFIX`,
+ *   @default `cdc/claim-check/`), else they are poison.
  *
  * Failure handling (enable `ReportBatchItemFailures` on the event source mapping):
  * - Records that cannot be decoded or transformed, and records Kinesis refuses (over the record size limit), fail
@@ -28,13 +31,18 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { errorMessage, isRetriable } from '../src/common/errors.js';
 import type { SinkRecord } from '../src/model/sink-record.js';
+import { ClaimChecker } from '../src/sinks/claim-check/claim-checker.js';
+import { ClaimCheckResolver } from '../src/sinks/claim-check/resolver.js';
+import { S3ClaimCheckStore } from '../src/sinks/claim-check/s3-store.js';
 import { KinesisSink } from '../src/sinks/kinesis/kinesis-sink.js';
 import type { StreamRoutingOptions } from '../src/sinks/kinesis/routing.js';
 import { buildChain, type TransformChain, toSinkRecord, transformsFromEnv } from '../src/transforms/index.js';
+import { resolveClaimChecks } from './lib/claim-check.js';
 import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
 import { DeliveryTracker } from './lib/delivery-tracker.js';
 import { clientConfig, envBool, envEnum, envInt, LambdaConfigError } from './lib/env.js';
@@ -60,6 +68,10 @@ export interface TransformRouterOptions {
   metrics?: Metrics;
   /** Backoff randomness for the sink (tests). */
   random?: () => number;
+  /** Reads claim-checked inputs. @default one on an S3 client with the default configuration, built on first use */
+  claimCheckResolver?: ClaimCheckResolver;
+  /** Claim-checks outputs over the destination stream's record limit; without it they are poison. */
+  claimCheck?: ClaimChecker;
 }
 
 export type KinesisHandler = (event: KinesisStreamEvent) => Promise<KinesisStreamBatchResponse>;
@@ -89,13 +101,20 @@ export function createTransformRouter(options: TransformRouterOptions): KinesisH
     client: options.kinesis,
     payload,
     aggregation: options.aggregation ?? false,
-    oversizeHandling: 'fail',
+    ...(options.claimCheck
+      ? { oversizeHandling: 'claim-check' as const, claimCheck: options.claimCheck }
+      : { oversizeHandling: 'fail' as const }),
     tombstones: 'empty',
     retry: { maxAttempts: options.putMaxAttempts ?? 3, baseDelayMs: 50, maxDelayMs: 1000 },
     ...(options.random ? { random: options.random } : {}),
   });
   const attempts = new AttemptCounter();
   const maxAttempts = options.maxAttempts ?? 3;
+  let resolver = options.claimCheckResolver;
+  const claimChecks = () => {
+    resolver ??= new ClaimCheckResolver(new S3ClaimCheckStore());
+    return resolver;
+  };
 
   /** Send outputs; returns null when all were delivered, else the error. */
   const deliver = async (outputs: { id: number; record: SinkRecord }[]): Promise<unknown> => {
@@ -111,6 +130,7 @@ export function createTransformRouter(options: TransformRouterOptions): KinesisH
 
   return async (event) => {
     const parents = decodeEvent(event.Records, options.inputFormat ?? 'auto');
+    await resolveClaimChecks(parents, claimChecks);
     const outputsOf = new Map<number, { id: number; record: SinkRecord }[]>();
     const all: { id: number; record: SinkRecord }[] = [];
     let inCount = 0;
@@ -229,6 +249,9 @@ export function transformRouterFromEnv(env: Readonly<Record<string, string | und
   const routing: StreamRoutingOptions = env.CDC_OUTPUT_STREAM
     ? { streamName: env.CDC_OUTPUT_STREAM }
     : { streamNameTemplate: env.CDC_OUTPUT_STREAM_TEMPLATE };
+  const s3 = new S3ClaimCheckStore({
+    client: new S3Client({ ...aws, ...(aws.endpoint ? { forcePathStyle: true } : {}) }),
+  });
   return createTransformRouter({
     chain: buildChain(transformsFromEnv(env)),
     kinesis: new KinesisClient(aws),
@@ -239,6 +262,16 @@ export function transformRouterFromEnv(env: Readonly<Record<string, string | und
     inputFormat: envEnum(env, 'CDC_INPUT_FORMAT', ['auto', 'value', 'record'] as const, 'auto'),
     maxAttempts: envInt(env, 'CDC_MAX_ATTEMPTS', 3),
     ...(env.CDC_DLQ_URL ? { dlq: new SqsDeadLetterQueue(new SQSClient(aws), env.CDC_DLQ_URL) } : {}),
+    claimCheckResolver: new ClaimCheckResolver(s3),
+    ...(env.CDC_CLAIM_CHECK_BUCKET
+      ? {
+          claimCheck: new ClaimChecker({
+            store: s3,
+            bucket: env.CDC_CLAIM_CHECK_BUCKET,
+            prefix: env.CDC_CLAIM_CHECK_PREFIX || 'cdc/claim-check/',
+          }),
+        }
+      : {}),
   });
 }
 

@@ -15,6 +15,7 @@ import { canonicalize } from './normalize.js';
 import { findProperty, INT_MAX, isSecretKey, type PropertyDef } from './properties.js';
 import type {
   CdcConfig,
+  ClaimCheckConfig,
   ColumnsConfig,
   DynamoDbTableConfig,
   LeaseConfig,
@@ -344,6 +345,25 @@ function build(
           );
       }
       r.url('sink.kinesis.endpoint');
+      const oversizeHandling = r.enum<'fail' | 'truncate' | 'claim-check'>('sink.kinesis.oversize.handling');
+      const maxRecordKib = r.int('sink.kinesis.max.record.size.kib');
+      let claimCheck: ClaimCheckConfig | null = null;
+      if (oversizeHandling === 'claim-check') {
+        const bucket = r.str('sink.claim.check.bucket');
+        if (bucket === null)
+          r.missing(
+            'sink.claim.check.bucket',
+            'set sink.claim.check.bucket=<bucket> (sink.kinesis.oversize.handling=claim-check writes large values there).',
+          );
+        r.url('sink.claim.check.endpoint');
+        claimCheck = {
+          bucket: bucket ?? '',
+          prefix: r.str('sink.claim.check.prefix') ?? 'cdc/claim-check/',
+          thresholdBytes: r.int('sink.claim.check.threshold.bytes'),
+          region: r.str('sink.claim.check.region') ?? awsRegion,
+          endpoint: r.str('sink.claim.check.endpoint') ?? awsEndpoint,
+        };
+      }
       sink = {
         type: 'kinesis',
         streamName,
@@ -351,7 +371,9 @@ function build(
         region: r.str('sink.kinesis.region') ?? awsRegion,
         endpoint: r.str('sink.kinesis.endpoint') ?? awsEndpoint,
         aggregation: r.bool('sink.kinesis.aggregation'),
-        oversizeHandling: r.enum('sink.kinesis.oversize.handling'),
+        oversizeHandling,
+        maxRecordBytes: maxRecordKib === null ? null : maxRecordKib * 1024,
+        claimCheck,
         maxInFlight: r.int('sink.kinesis.max.in.flight') ?? 4,
       };
       break;
@@ -378,6 +400,15 @@ function build(
     default:
       sink = { type: 'stdout' };
   }
+
+  if (!(sink.type === 'kinesis' && sink.claimCheck))
+    for (const key of values.keys())
+      if (key.startsWith('sink.claim.check.'))
+        r.add(
+          key,
+          'is set but no sink uses a claim-check, so it would be ignored.',
+          'set sink.type=kinesis with sink.kinesis.oversize.handling=claim-check, or remove it.',
+        );
 
   // --- lease
   let lease: LeaseConfig = { enabled: false };

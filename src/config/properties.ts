@@ -739,8 +739,58 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     type: 'enum',
     group: 'sink',
     default: 'fail',
-    allowed: ['fail', 'truncate'],
-    description: 'Records over the 1 MiB Kinesis limit: fail, or truncate large column values.',
+    allowed: ['fail', 'truncate', 'claim-check'],
+    description:
+      "Records over the stream's record limit: fail, truncate large column values, or claim-check (the value goes " +
+      'to S3 first and the record carries a pointer; see `sink.claim.check.*` and docs/large-records.md).',
+  },
+  {
+    name: 'sink.kinesis.max.record.size.kib',
+    type: 'int',
+    group: 'sink',
+    min: 1024,
+    max: 10240,
+    defaultNote: "each stream's `MaxRecordSizeInKiB` (DescribeStreamSummary), else 1024",
+    description:
+      'Largest Kinesis record (data + partition key) in KiB, for streams whose limit was raised (up to 10 MiB); ' +
+      'set it when the task may not call DescribeStreamSummary.',
+  },
+  {
+    name: 'sink.claim.check.bucket',
+    type: 'string',
+    group: 'sink',
+    requiredNote: 'when sink.kinesis.oversize.handling=claim-check',
+    description: 'S3 bucket receiving the values of claim-checked records (written before the record is published).',
+  },
+  {
+    name: 'sink.claim.check.prefix',
+    type: 'string',
+    group: 'sink',
+    default: 'cdc/claim-check/',
+    description: 'Key prefix of the claim-check objects (`<prefix><topic>/<sha256>.json`).',
+  },
+  {
+    name: 'sink.claim.check.threshold.bytes',
+    type: 'int',
+    group: 'sink',
+    min: 1024,
+    defaultNote: "the stream's record limit",
+    description:
+      'Records larger than this (data + partition key) are claim-checked even where the stream would take them.',
+  },
+  {
+    name: 'sink.claim.check.region',
+    type: 'string',
+    group: 'sink',
+    defaultNote: '`aws.region`',
+    description: 'Region of the claim-check bucket.',
+  },
+  {
+    name: 'sink.claim.check.endpoint',
+    type: 'string',
+    group: 'sink',
+    defaultNote: '`aws.endpoint`',
+    description: 'S3 endpoint override (an S3-compatible server; path-style addressing).',
   },
   {
     name: 'sink.kinesis.max.in.flight',

@@ -207,8 +207,21 @@ export interface KinesisSinkConfig {
   readonly region: string | null;
   readonly endpoint: string | null;
   readonly aggregation: boolean;
-  readonly oversizeHandling: 'fail' | 'truncate';
+  readonly oversizeHandling: 'fail' | 'truncate' | 'claim-check';
+  /** null = each stream's own limit (DescribeStreamSummary). */
+  readonly maxRecordBytes: number | null;
+  /** Set exactly when oversizeHandling is 'claim-check'. */
+  readonly claimCheck: ClaimCheckConfig | null;
   readonly maxInFlight: number;
+}
+
+export interface ClaimCheckConfig {
+  readonly bucket: string;
+  readonly prefix: string;
+  /** null = the stream's record limit. */
+  readonly thresholdBytes: number | null;
+  readonly region: string | null;
+  readonly endpoint: string | null;
 }
 
 export interface KafkaSinkConfig {

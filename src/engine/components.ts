@@ -8,6 +8,8 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { Logger } from '../common/logger.js';
 import { parseKafkaSinkConfig } from '../config/kafka-sink.js';
 import type { CdcConfig } from '../config/types.js';
+import { ClaimChecker } from '../sinks/claim-check/claim-checker.js';
+import { S3ClaimCheckStore } from '../sinks/claim-check/s3-store.js';
 import { FileSink, StdoutSink } from '../sinks/file/file-sink.js';
 import { KafkaSink } from '../sinks/kafka/kafka-sink.js';
 import { KinesisSink } from '../sinks/kinesis/kinesis-sink.js';
@@ -125,6 +127,21 @@ export function buildComponents(
         clientConfig: { ...awsClientConfig(s.region, s.endpoint), requestHandler: new NodeHttpHandler() },
         aggregation: s.aggregation,
         oversizeHandling: s.oversizeHandling,
+        ...(s.maxRecordBytes !== null ? { maxRecordBytes: s.maxRecordBytes } : {}),
+        ...(s.claimCheck
+          ? {
+              claimCheck: new ClaimChecker({
+                store: new S3ClaimCheckStore({
+                  clientConfig: awsClientConfig(s.claimCheck.region, s.claimCheck.endpoint),
+                }),
+                bucket: s.claimCheck.bucket,
+                prefix: s.claimCheck.prefix,
+              }),
+              ...(s.claimCheck.thresholdBytes !== null
+                ? { claimCheckThresholdBytes: s.claimCheck.thresholdBytes }
+                : {}),
+            }
+          : {}),
         maxInFlight: s.maxInFlight,
         retry: kinesisRetry(retryPolicyFrom(config.engine.errors)),
         logger: logger.child({ component: 'sink' }),

@@ -9,6 +9,7 @@ import { errorMessage, SinkError } from '../../common/errors.js';
 import { type Logger, silentLogger } from '../../common/logger.js';
 import { recordLine } from '../../model/record-line.js';
 import type { SinkRecord } from '../../model/sink-record.js';
+import type { ClaimChecker } from '../claim-check/claim-checker.js';
 import { type DeliveryStatus, DeliveryTracker } from '../delivery-status.js';
 import type { Sink } from '../sink.js';
 import { backoffDelay, isRetriableEntryError, isRetriableRequestError, type RetryOptions } from './backoff.js';
@@ -31,16 +32,32 @@ export interface KinesisSinkOptions extends StreamRoutingOptions {
   maxInFlight?: number;
   /** @default 500 (the PutRecords maximum) */
   maxRecordsPerRequest?: number;
-  /** Request size limit counting data and partition keys. @default 5 MiB (the PutRecords maximum) */
+  /**
+   * Request size limit counting data and partition keys.
+   * @default 10 MiB for a stream whose record limit is above 1 MiB (the PutRecords maximum), else 5 MiB
+   */
   maxRequestBytes?: number;
-  /** Per-record limit counting data and partition key; raise it only for streams configured for larger records. @default 1 MiB */
+  /**
+   * Per-record limit counting data and partition key, for every stream.
+   * @default each stream's own: `MaxRecordSizeInKiB` from DescribeStreamSummary (up to 10 MiB once raised with
+   * UpdateMaxRecordSize), 1 MiB when the stream does not report one
+   */
   maxRecordBytes?: number;
   /**
-   * Records over `maxRecordBytes`: 'fail' rejects the batch (non-retriable SinkError naming the record); 'truncate'
-   * replaces the largest string values of the JSON value with a marker object (see `truncateJson`) until it fits.
+   * Records over the limit: 'fail' rejects the batch (non-retriable SinkError naming the record); 'truncate'
+   * replaces the largest string values of the JSON value with a marker object (see `truncateJson`) until it fits;
+   * 'claim-check' writes the value to S3 first and publishes a pointer in its place (see claim-check/envelope.ts).
    * @default 'fail'
    */
-  oversizeHandling?: 'fail' | 'truncate';
+  oversizeHandling?: 'fail' | 'truncate' | 'claim-check';
+  /** Required with oversizeHandling 'claim-check'. */
+  claimCheck?: ClaimChecker;
+  /**
+   * With 'claim-check': records whose Kinesis size (data + partition key) is over this go to S3 even when the
+   * stream would take them (a 10 MiB record uses a shard's write capacity for 10 s).
+   * @default the stream's record limit
+   */
+  claimCheckThresholdBytes?: number;
   /**
    * What goes in the Kinesis data blob. 'value': the value JSON text, as Debezium Server's Kinesis sink does (key in
    * the partition key, headers dropped). 'record': the file sink's line `{"topic","key","value","headers"}`, which keeps
@@ -79,6 +96,8 @@ export interface KinesisSinkStats {
   throttled: number;
   dropped: number;
   truncated: number;
+  /** Records whose value went to S3 (claim-check). */
+  claimChecked: number;
 }
 
 /**
@@ -126,6 +145,7 @@ export class KinesisSink implements Sink {
     throttled: 0,
     dropped: 0,
     truncated: 0,
+    claimChecked: 0,
   };
   private readonly client: KinesisClient;
   private readonly ownsClient: boolean;
@@ -133,7 +153,9 @@ export class KinesisSink implements Sink {
   private readonly log: Logger;
   private readonly shardMaps = new Map<string, ShardMap>();
   private readonly staleShardMaps = new Set<string>();
-  private readonly maxRecordBytes: number;
+  /** Record limit per stream (data + partition key), from the option or DescribeStreamSummary. */
+  private readonly recordLimits = new Map<string, number>();
+  private readonly describing = new Map<string, Promise<number>>();
   private readonly aggregationMaxBytes: number | null;
   /** @internal Outage visibility: first failure, rate-limited summaries, recovery (logs, metrics, /health). */
   readonly delivery: DeliveryTracker;
@@ -152,13 +174,15 @@ export class KinesisSink implements Sink {
       logger: this.log,
       ...(options.outageSummaryIntervalMs !== undefined ? { summaryIntervalMs: options.outageSummaryIntervalMs } : {}),
     });
-    this.maxRecordBytes = options.maxRecordBytes ?? MiB;
+    if (options.oversizeHandling === 'claim-check' && !options.claimCheck)
+      throw new SinkError(
+        'kinesis sink: oversizeHandling claim-check needs a claim-check store (sink.claim.check.bucket)',
+      );
+    // Aggregates stay within 1 MiB unless told otherwise: consumers (KCL) and retries handle them best that way.
+    const aggCap = options.maxRecordBytes ?? MiB;
     const agg = options.aggregation;
     this.aggregationMaxBytes = agg
-      ? Math.min(
-          typeof agg === 'object' ? (agg.maxBytes ?? this.maxRecordBytes) : this.maxRecordBytes,
-          this.maxRecordBytes,
-        )
+      ? Math.min(typeof agg === 'object' ? (agg.maxBytes ?? aggCap) : aggCap, aggCap)
       : null;
   }
 
@@ -177,10 +201,16 @@ export class KinesisSink implements Sink {
             retriable: status === 'CREATING',
           });
         }
+        this.noteRecordLimit(stream, out.StreamDescriptionSummary?.MaxRecordSizeInKiB);
       } catch (err) {
         if (err instanceof SinkError) throw err;
         throw translateError(err, stream, 'DescribeStreamSummary');
       }
+      this.log.info('kinesis stream limits', {
+        stream,
+        maxRecordBytes: this.recordLimits.get(stream),
+        maxRequestBytes: this.requestLimit(stream),
+      });
       if (this.aggregationMaxBytes !== null) await this.shardMap(stream);
     }
   }
@@ -203,6 +233,7 @@ export class KinesisSink implements Sink {
 
   async close(): Promise<void> {
     if (this.ownsClient) this.client.destroy();
+    this.options.claimCheck?.close();
   }
 
   // --- internals used by Dispatch -------------------------------------------------------------------------------
@@ -216,6 +247,42 @@ export class KinesisSink implements Sink {
   putRecords(stream: string, entries: PutRecordsRequestEntry[]) {
     this.stats.requests++;
     return this.client.send(new PutRecordsCommand({ StreamName: stream, Records: entries }));
+  }
+
+  /** @internal Request size limit of a stream whose record limit is known (after `recordLimit`). */
+  requestLimit(stream: string): number {
+    if (this.options.maxRequestBytes !== undefined) return this.options.maxRequestBytes;
+    return (this.recordLimits.get(stream) ?? MiB) > MiB ? 10 * MiB : 5 * MiB;
+  }
+
+  private noteRecordLimit(stream: string, kib: number | undefined): void {
+    this.recordLimits.set(stream, this.options.maxRecordBytes ?? (kib && kib > 0 ? kib * 1024 : MiB));
+  }
+
+  /** The stream's record limit; described once per stream (template-routed streams on first use). */
+  private recordLimit(stream: string): Promise<number> | number {
+    const known = this.recordLimits.get(stream);
+    if (known !== undefined) return known;
+    if (this.options.maxRecordBytes !== undefined) {
+      this.noteRecordLimit(stream, undefined);
+      return this.options.maxRecordBytes;
+    }
+    let pending = this.describing.get(stream);
+    if (!pending) {
+      pending = this.client.send(new DescribeStreamSummaryCommand({ StreamName: stream })).then(
+        (out) => {
+          this.noteRecordLimit(stream, out.StreamDescriptionSummary?.MaxRecordSizeInKiB);
+          return this.recordLimits.get(stream) ?? MiB;
+        },
+        (err: unknown) => {
+          throw translateError(err, stream, 'DescribeStreamSummary');
+        },
+      );
+      // One call per stream even when several records ask at once; a failure is retried by the next batch.
+      this.describing.set(stream, pending);
+      pending.finally(() => this.describing.delete(stream)).catch(() => {});
+    }
+    return pending;
   }
 
   /** @internal A put landed on another shard than predicted: re-read the map before the next batch. */
@@ -293,8 +360,9 @@ export class KinesisSink implements Sink {
       });
     };
 
-    for (const r of records) {
-      const p = this.prepare(r);
+    // Claim-check uploads happen here, before any PutRecords of this batch: a few at a time, order kept.
+    const prepared = await mapConcurrent(records, 4, (r) => this.prepare(r));
+    for (const p of prepared) {
       if (!p) continue;
       if (aggMax === null) {
         finalize(plainUnit(p));
@@ -331,36 +399,57 @@ export class KinesisSink implements Sink {
     return units;
   }
 
-  private prepare(r: SinkRecord): PendingRecord | null {
+  private async prepare(original: SinkRecord): Promise<PendingRecord | null> {
+    let r = original;
     const stream = this.router.route(r);
     const payloadMode = this.options.payload ?? 'value';
     if (stream === null || (r.value === null && payloadMode === 'value' && this.options.tombstones === 'skip')) {
       this.stats.dropped++;
       return null;
     }
+    const limit = await this.recordLimit(stream);
     const partitionKey = partitionKeyFor(r);
     const pkBytes = Buffer.byteLength(partitionKey, 'utf8');
     const render = (value: string | null) =>
       payloadMode === 'record' ? recordLine({ ...r, value }).slice(0, -1) : (value ?? '');
     let text = render(r.value);
     let dataBytes = Buffer.byteLength(text, 'utf8');
-    if (dataBytes + pkBytes > this.maxRecordBytes) {
+    const claimCheck = this.options.oversizeHandling === 'claim-check' ? this.options.claimCheck : undefined;
+    const threshold = Math.min(limit, this.options.claimCheckThresholdBytes ?? limit);
+    if (claimCheck && r.value !== null && dataBytes + pkBytes > threshold) {
+      const recordBytes = dataBytes + pkBytes;
+      r = await claimCheck.check(r);
+      text = render(r.value);
+      dataBytes = Buffer.byteLength(text, 'utf8');
+      this.stats.claimChecked++;
+      this.log.info('claim-checked large record', {
+        ...recordWhere(original),
+        topic: r.topic,
+        recordBytes,
+        limitBytes: limit,
+        bucket: claimCheck.bucket,
+      });
+    }
+    if (dataBytes + pkBytes > limit) {
       // Sizes, table and binlog position only: the partition key is the row's primary key value.
       const where = recordWhere(r);
       const what =
         `record of ${where.table ?? `topic "${r.topic}"`}${where.position ? ` at ${where.position}` : ''} ` +
         `(${dataBytes} bytes of data + ${pkBytes} of partition key)`;
-      if ((this.options.oversizeHandling ?? 'fail') === 'fail' || r.value === null) {
+      if (claimCheck || (this.options.oversizeHandling ?? 'fail') === 'fail' || r.value === null) {
         throw new SinkError(
-          `${what} is over the Kinesis record limit of ${this.maxRecordBytes} bytes; set ` +
-            'sink.kinesis.oversize.handling=truncate, or leave the large columns out with column.exclude.list',
+          `${what} is over the Kinesis record limit of ${limit} bytes` +
+            (claimCheck
+              ? ' even as a claim-check pointer (its key or headers are too large); leave columns out with column.exclude.list'
+              : '; set sink.kinesis.oversize.handling=truncate (or claim-check: values to S3), raise the ' +
+                "stream's maximum record size (up to 10 MiB), or leave the large columns out with column.exclude.list"),
         );
       }
       const overhead = Buffer.byteLength(render('null'), 'utf8') - 4;
-      const result = truncateJsonReport(r.value, this.maxRecordBytes - pkBytes - overhead);
+      const result = truncateJsonReport(r.value, limit - pkBytes - overhead);
       if (result.json === null) {
         throw new SinkError(
-          `${what} is still over ${this.maxRecordBytes} bytes after truncating its string values; leave the large ` +
+          `${what} is still over ${limit} bytes after truncating its string values; leave the large ` +
             'columns out with column.exclude.list',
         );
       }
@@ -369,7 +458,7 @@ export class KinesisSink implements Sink {
         ...where,
         topic: r.topic,
         recordBytes: dataBytes + pkBytes,
-        limitBytes: this.maxRecordBytes,
+        limitBytes: limit,
         // The replaced values: column path (e.g. after.doc) and its size in UTF-8 bytes.
         columns: result.replaced.map((c) => ({ column: c.path, bytes: c.bytes })),
       });
@@ -434,7 +523,6 @@ class Dispatch {
   private settle!: { resolve: () => void; reject: (err: Error) => void };
   private readonly maxInFlight: number;
   private readonly maxRecords: number;
-  private readonly maxBytes: number;
   private readonly maxAttempts: number;
 
   constructor(
@@ -444,7 +532,6 @@ class Dispatch {
     const o = sink.opts;
     this.maxInFlight = Math.max(1, o.maxInFlight ?? 4);
     this.maxRecords = Math.min(500, Math.max(1, o.maxRecordsPerRequest ?? 500));
-    this.maxBytes = o.maxRequestBytes ?? 5 * MiB;
     this.maxAttempts = o.retry?.maxAttempts ?? 30;
     this.remaining = units.length;
     for (const u of units) if (u.state === 'ready') this.enqueue(u);
@@ -498,9 +585,10 @@ class Dispatch {
       if (!best) break;
       const batch: Unit[] = [];
       let bytes = 0;
+      const maxBytes = this.sink.requestLimit(best.stream);
       for (const u of best.eligible) {
         if (batch.length >= this.maxRecords) break;
-        if (batch.length > 0 && bytes + u.bytes > this.maxBytes) continue;
+        if (batch.length > 0 && bytes + u.bytes > maxBytes) continue;
         batch.push(u);
         bytes += u.bytes;
       }
@@ -609,6 +697,17 @@ class Dispatch {
       this.sink.logger.error('kinesis send failed', { error: err });
     }
   }
+}
+
+/** `fn` over `items` with at most `limit` calls in flight; results in input order. */
+async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 /** Table and binlog position of a record, from its envelope's `source` (never a row value). */

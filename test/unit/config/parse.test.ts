@@ -190,6 +190,8 @@ describe('values and aliases', () => {
       endpoint: 'http://localhost:4566',
       aggregation: false,
       oversizeHandling: 'fail',
+      maxRecordBytes: null,
+      claimCheck: null,
       maxInFlight: 4,
     });
     assert.equal(c.offsets.type, 'dynamodb');
@@ -457,5 +459,43 @@ describe('TLS material: a readable file or inline PEM', () => {
   it('inline PEM text is accepted as the material itself', () => {
     const cfg = parseConfig({ ...MIN, 'database.ssl.mode': 'verify_ca', 'database.ssl.ca': pem });
     assert.equal(cfg.database.ssl.ca, pem.trim());
+  });
+});
+
+describe('large records (sink.kinesis.max.record.size.kib, claim-check)', () => {
+  const KINESIS = { 'sink.type': 'kinesis', 'sink.kinesis.stream.name': 'events', 'aws.region': 'eu-west-1' };
+  it('claim-check resolves bucket, prefix, threshold, region and endpoint; the record limit in bytes', () => {
+    const c = parseConfig({
+      ...MIN,
+      ...KINESIS,
+      'sink.kinesis.oversize.handling': 'claim-check',
+      'sink.kinesis.max.record.size.kib': '10240',
+      'sink.claim.check.bucket': 'claims',
+      'sink.claim.check.threshold.bytes': '2097152',
+      'sink.claim.check.endpoint': 'http://127.0.0.1:4569',
+    });
+    assert.ok(c.sink.type === 'kinesis');
+    assert.equal(c.sink.maxRecordBytes, 10 * 1024 * 1024);
+    assert.deepEqual(c.sink.claimCheck, {
+      bucket: 'claims',
+      prefix: 'cdc/claim-check/',
+      thresholdBytes: 2097152,
+      region: 'eu-west-1',
+      endpoint: 'http://127.0.0.1:4569',
+    });
+  });
+  it('all problems at once: no bucket, a limit over 10 MiB, a bad endpoint', () => {
+    const err = problemsOf({
+      ...KINESIS,
+      'sink.kinesis.oversize.handling': 'claim-check',
+      'sink.kinesis.max.record.size.kib': '20480',
+      'sink.claim.check.endpoint': 'not a url',
+    });
+    const props = err.problems.map((p) => p.property);
+    for (const p of ['sink.claim.check.bucket', 'sink.kinesis.max.record.size.kib', 'sink.claim.check.endpoint'])
+      assert.ok(props.includes(p), `${p} in ${props.join(', ')}`);
+  });
+  it('claim-check properties without claim-check handling are reported as ignored', () => {
+    assertProblem({ ...KINESIS, 'sink.claim.check.bucket': 'claims' }, 'sink.claim.check.bucket', /would be ignored/);
   });
 });

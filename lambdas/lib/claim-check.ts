@@ -1,0 +1,38 @@
+/**
+ * Claim-check resolution for the Lambda adapters: a decoded record whose value carries a `__cdc_claim_check`
+ * pointer gets its original value back from S3 (size and SHA-256 checked), so transforms and writers never see the
+ * pointer. Objects that are gone or do not match are poison (the parent record is marked, then dead-lettered);
+ * transient S3 failures are thrown, so the invocation fails and Lambda retries the batch.
+ */
+import { CLAIM_CHECK_HEADER, ClaimCheckError, claimCheckPointerOf } from '../../src/sinks/claim-check/envelope.js';
+import type { ClaimCheckResolver } from '../../src/sinks/claim-check/resolver.js';
+import { parseJson } from '../../src/transforms/json.js';
+import { unwrapSchema } from '../../src/transforms/record.js';
+import type { ParentRecord } from './kinesis-input.js';
+
+/** Resolve every pointer in place; returns how many records were resolved. */
+export async function resolveClaimChecks(
+  parents: readonly ParentRecord[],
+  resolver: () => ClaimCheckResolver,
+): Promise<number> {
+  let resolved = 0;
+  for (const p of parents) {
+    if (p.error) continue;
+    try {
+      for (const { record } of p.records) {
+        const pointer = claimCheckPointerOf(record.value);
+        if (!pointer) continue;
+        const value = unwrapSchema(parseJson(await resolver().valueText(pointer)));
+        record.value = value.payload;
+        if (value.schema !== undefined) record.valueSchema = value.schema;
+        delete record.headers[CLAIM_CHECK_HEADER];
+        resolved++;
+      }
+    } catch (err) {
+      if (!(err instanceof ClaimCheckError) || !err.permanent) throw err;
+      p.records = [];
+      p.error = `claim-check: ${err.message}`;
+    }
+  }
+  return resolved;
+}
