@@ -3,7 +3,8 @@
  *
  * Environment: `CDC_TABLE_NAME_TEMPLATE` (@default `{db}.{table}`; placeholders `{db}`, `{table}`, `{topic}`),
  * `CDC_INPUT_FORMAT` auto|value|record (@default auto), `CDC_DLQ_URL` (SQS, optional), `CDC_WRITE_CONCURRENCY`
- * (@default 16), `CDC_AWS_ENDPOINT` for local stand-ins. Tables must exist with partition key `__key` (String).
+ * (@default 16), `CDC_AWS_ENDPOINT` for local stand-ins,
+ * `CDC_CONNECTOR_NAME` (logged as `connector`). Tables must exist with partition key `__key` (String).
  * Claim-checked records (values in S3, see docs/large-records.md) are resolved before they are written.
  *
  * Item layout: `__key` (the Debezium key as JSON text), `__order` (binlog-order text, see lib/binlog-order.ts),
@@ -39,7 +40,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { KinesisStreamEvent } from 'aws-lambda';
+import type { KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { errorMessage } from '../src/common/errors.js';
 import { ClaimCheckResolver } from '../src/sinks/claim-check/resolver.js';
 import { S3ClaimCheckStore } from '../src/sinks/claim-check/s3-store.js';
@@ -49,8 +50,9 @@ import { changeOrder, sequenceOrder } from './lib/binlog-order.js';
 import { resolveClaimChecks } from './lib/claim-check.js';
 import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
 import { toItem } from './lib/dynamo-values.js';
-import { clientConfig, envEnum, envInt } from './lib/env.js';
+import { clientConfig, consumerLogger, envEnum, envInt } from './lib/env.js';
 import { decodeEvent, type InputFormat, type ParentRecord } from './lib/kinesis-input.js';
+import { processKinesisBatch } from './lib/partial-batch.js';
 import type { KinesisHandler } from './transform-router.js';
 
 export interface MaterializerOptions {
@@ -167,68 +169,76 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
     const parents = decodeEvent(event.Records, options.inputFormat ?? 'auto');
     await resolveClaimChecks(parents, claimChecks);
     const counts: Record<Outcome, number> = { written: 0, stale: 0, skipped: 0 };
-    const failed = new Set<number>();
-    const letters: { parent: ParentRecord; letter: DeadLetter }[] = [];
-    const dead = (p: ParentRecord, reason: string) =>
-      letters.push({
-        parent: p,
-        letter: {
-          reason,
-          attempts: 1,
-          eventSourceArn: event.Records[p.index].eventSourceARN,
-          eventId: p.eventId,
-          sequenceNumber: p.sequenceNumber,
-          partitionKey: p.partitionKey,
-          data: p.data,
-          approximateArrivalTimestamp: p.arrivalMs,
-        },
-      });
-
-    const work = async (p: ParentRecord) => {
-      if (p.error) {
-        dead(p, p.error);
-        return;
+    /** Send one poison record to the DLQ; throws (so the record is reported failed) when that is impossible. */
+    const deadLetter = async (p: ParentRecord, reason: string) => {
+      if (!options.dlq) {
+        logger.error('poison record and no dead-letter queue (CDC_DLQ_URL)', { sequenceNumber: p.sequenceNumber });
+        throw new PoisonError(reason);
       }
+      const letter: DeadLetter = {
+        reason,
+        attempts: 1,
+        eventSourceArn: event.Records[p.index].eventSourceARN,
+        eventId: p.eventId,
+        sequenceNumber: p.sequenceNumber,
+        partitionKey: p.partitionKey,
+        data: p.data,
+        approximateArrivalTimestamp: p.arrivalMs,
+      };
       try {
-        for (const u of p.records) counts[await apply(u.record, p, u.subSequence)]++;
+        await options.dlq.send([letter]);
       } catch (err) {
-        if (err instanceof PoisonError) dead(p, err.message);
-        else {
+        logger.error('dead-letter queue send failed; the records will be retried', { error: errorMessage(err) });
+        throw err;
+      }
+    };
+
+    // Records of different keys are independent (the conditional writes order each key), so up to `concurrency`
+    // records are written at once.
+    const slots = new Slots(Math.max(1, options.concurrency ?? 16));
+    const parentOf = new Map(event.Records.map((r, i) => [r, parents[i]]));
+    const handle = (record: KinesisStreamRecord) =>
+      slots.run(async () => {
+        const p = parentOf.get(record)!;
+        if (p.error) return deadLetter(p, p.error);
+        try {
+          for (const u of p.records) counts[await apply(u.record, p, u.subSequence)]++;
+        } catch (err) {
+          if (err instanceof PoisonError) return deadLetter(p, err.message);
           logger.warn('write failed; the record will be retried', {
             sequenceNumber: p.sequenceNumber,
             error: errorMessage(err),
           });
-          failed.add(p.index);
+          throw err;
         }
-      }
-    };
-    const queue = [...parents];
-    const workers = Array.from({ length: Math.max(1, options.concurrency ?? 16) }, async () => {
-      for (let p = queue.shift(); p; p = queue.shift()) await work(p);
-    });
-    await Promise.all(workers);
-
-    if (letters.length > 0) {
-      let sent = false;
-      if (options.dlq) {
-        try {
-          await options.dlq.send(letters.map((l) => l.letter));
-          sent = true;
-        } catch (err) {
-          logger.error('dead-letter queue send failed; the records will be retried', { error: errorMessage(err) });
-        }
-      } else logger.error('poison records and no dead-letter queue (CDC_DLQ_URL)', { count: letters.length });
-      if (!sent) for (const l of letters) failed.add(l.parent.index);
-    }
+      });
+    const response = await processKinesisBatch(event, handle, { inParallel: true });
     metrics.addMetric('ItemsWritten', MetricUnit.Count, counts.written);
     metrics.addMetric('StaleEventsSkipped', MetricUnit.Count, counts.stale);
     metrics.addMetric('EventsIgnored', MetricUnit.Count, counts.skipped);
-    metrics.addMetric('FailedRecords', MetricUnit.Count, failed.size);
+    metrics.addMetric('FailedRecords', MetricUnit.Count, response.batchItemFailures.length);
     metrics.publishStoredMetrics();
-    return {
-      batchItemFailures: [...failed].sort((a, b) => a - b).map((i) => ({ itemIdentifier: parents[i].sequenceNumber })),
-    };
+    return response;
   };
+}
+
+/** At most `limit` tasks at once, started in call order. */
+class Slots {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
 }
 
 /** Build the materializer from environment variables (see the module comment). */
@@ -243,6 +253,7 @@ export function materializerFromEnv(env: Readonly<Record<string, string | undefi
       new S3ClaimCheckStore({ client: new S3Client({ ...aws, ...(aws.endpoint ? { forcePathStyle: true } : {}) }) }),
     ),
     ...(env.CDC_DLQ_URL ? { dlq: new SqsDeadLetterQueue(new SQSClient(aws), env.CDC_DLQ_URL) } : {}),
+    logger: consumerLogger(env, 'cdc-materializer'),
   });
 }
 

@@ -9,10 +9,11 @@
  *   `CDC_PUT_MAX_ATTEMPTS` PutRecords attempts per invocation (@default 3);
  * - input: `CDC_INPUT_FORMAT` auto|value|record (@default auto);
  * - poison records: `CDC_DLQ_URL` (SQS queue URL), `CDC_MAX_ATTEMPTS` deliveries before a retriable failure is
- *   dead-lettered (@default 3); `CDC_AWS_ENDPOINT` for local stand-ins.
+ *   dead-lettered (@default 3); `CDC_AWS_ENDPOINT` for local stand-ins;
  * - large records: input claim-check pointers are resolved from S3 (lib/claim-check.ts); outputs over the destination
  *   stream's limit are claim-checked again when `CDC_CLAIM_CHECK_BUCKET` is set (`CDC_CLAIM_CHECK_PREFIX`,
- *   @default `cdc/claim-check/`), else they are poison.
+ *   @default `cdc/claim-check/`), else they are poison;
+ * - `CDC_CONNECTOR_NAME`: logged as `connector` on every line (CdcPipeline sets it).
  *
  * Failure handling (enable `ReportBatchItemFailures` on the event source mapping):
  * - Records that cannot be decoded or transformed, and records Kinesis refuses (over the record size limit), fail
@@ -33,7 +34,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
+import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { errorMessage, isRetriable } from '../src/common/errors.js';
 import type { SinkRecord } from '../src/model/sink-record.js';
 import { ClaimChecker } from '../src/sinks/claim-check/claim-checker.js';
@@ -45,8 +46,9 @@ import { buildChain, type TransformChain, toSinkRecord, transformsFromEnv } from
 import { resolveClaimChecks } from './lib/claim-check.js';
 import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
 import { DeliveryTracker } from './lib/delivery-tracker.js';
-import { clientConfig, envBool, envEnum, envInt, LambdaConfigError } from './lib/env.js';
+import { clientConfig, consumerLogger, envBool, envEnum, envInt, LambdaConfigError } from './lib/env.js';
 import { decodeEvent, type InputFormat, type ParentRecord } from './lib/kinesis-input.js';
+import { processKinesisBatch } from './lib/partial-batch.js';
 
 export interface TransformRouterOptions {
   chain: TransformChain;
@@ -151,77 +153,66 @@ export function createTransformRouter(options: TransformRouterOptions): KinesisH
       all.push(...outs);
     }
 
-    const letters: { parent: ParentRecord; letter: DeadLetter }[] = [];
-    const dead = (p: ParentRecord, reason: string, n: number) =>
-      letters.push({ parent: p, letter: toLetter(event.Records[p.index].eventSourceARN, p, reason, n) });
-    for (const p of parents) if (p.error) dead(p, p.error, 1);
-
-    const failed: ParentRecord[] = [];
     const firstError = all.length > 0 ? await deliver(all) : null;
-    if (firstError) {
-      logger.warn('batch delivery failed; isolating records', { error: errorMessage(firstError) });
-      const delivered = new Set(all.filter((o) => tracker.isDelivered(o.id)).map((o) => o.id));
-      let stopped = false;
-      for (const p of parents) {
-        const outs = (outputsOf.get(p.index) ?? []).filter((o) => !delivered.has(o.id));
-        if (p.error || outs.length === 0) continue;
-        if (stopped) {
-          failed.push(p);
-          continue;
-        }
-        const err = await deliver(outs);
-        if (!err) continue;
-        // Record-level refusals (over the size limit, an entry rejected) fail the same way every time: poison.
-        // Request-level ones (no such stream, access denied, KMS) need an operator: retry, never dead-letter.
-        const requestLevel = (err as { cause?: unknown }).cause !== undefined;
-        if (!isRetriable(err) && !requestLevel) {
-          dead(p, `rejected by Kinesis: ${errorMessage(err)}`, 1);
-          continue;
-        }
-        const n = attempts.next(p.eventId);
-        if (n >= maxAttempts && options.dlq && !requestLevel) {
-          dead(p, `delivery failed ${n} times: ${errorMessage(err)}`, n);
-          continue;
-        }
-        logger.warn('record delivery failed; reporting it for retry', {
-          sequenceNumber: p.sequenceNumber,
-          attempt: n,
-          error: errorMessage(err),
-        });
-        failed.push(p);
-        stopped = true;
-      }
-    }
+    const delivered = new Set(firstError ? all.filter((o) => tracker.isDelivered(o.id)).map((o) => o.id) : []);
+    if (firstError) logger.warn('batch delivery failed; isolating records', { error: errorMessage(firstError) });
 
-    if (letters.length > 0) {
+    let deadLettered = 0;
+    /** Send one poison record to the DLQ; throws (so the record is reported failed) when that is impossible. */
+    const deadLetter = async (p: ParentRecord, reason: string, n: number) => {
       if (!options.dlq) {
-        for (const l of letters) {
-          logger.error('poison record and no dead-letter queue (CDC_DLQ_URL); reporting it as failed', {
-            sequenceNumber: l.parent.sequenceNumber,
-            reason: l.letter.reason,
-          });
-          failed.push(l.parent);
-        }
-      } else {
-        try {
-          await options.dlq.send(letters.map((l) => l.letter));
-          for (const l of letters) attempts.clear(l.parent.eventId);
-        } catch (err) {
-          logger.error('dead-letter queue send failed; the records will be retried', { error: errorMessage(err) });
-          for (const l of letters) failed.push(l.parent);
-        }
+        logger.error('poison record and no dead-letter queue (CDC_DLQ_URL); reporting it as failed', {
+          sequenceNumber: p.sequenceNumber,
+          reason,
+        });
+        throw new Error(`poison record: ${reason}`);
       }
-    }
+      deadLettered++;
+      try {
+        await options.dlq.send([toLetter(event.Records[p.index].eventSourceARN, p, reason, n)]);
+      } catch (err) {
+        logger.error('dead-letter queue send failed; the records will be retried', { error: errorMessage(err) });
+        throw err;
+      }
+      attempts.clear(p.eventId);
+    };
 
-    const failedSeqs = [...new Set(failed.sort((a, b) => a.index - b.index).map((p) => p.sequenceNumber))];
-    const failedSet = new Set(failedSeqs);
+    // In order, one record at a time: after the first record reported for retry, later undelivered records are
+    // reported too (Lambda restarts the shard from the lowest), without another delivery attempt.
+    let stopped = false;
+    const parentOf = new Map(event.Records.map((r, i) => [r, parents[i]]));
+    const handle = async (record: KinesisStreamRecord) => {
+      const p = parentOf.get(record)!;
+      if (p.error) return deadLetter(p, p.error, 1);
+      const outs = (outputsOf.get(p.index) ?? []).filter((o) => !delivered.has(o.id));
+      if (!firstError || outs.length === 0) return;
+      if (stopped) throw new Error('an earlier record of the batch is being retried');
+      const err = await deliver(outs);
+      if (!err) return;
+      // Record-level refusals (over the size limit, an entry rejected) fail the same way every time: poison.
+      // Request-level ones (no such stream, access denied, KMS) need an operator: retry, never dead-letter.
+      const requestLevel = (err as { cause?: unknown }).cause !== undefined;
+      if (!isRetriable(err) && !requestLevel) return deadLetter(p, `rejected by Kinesis: ${errorMessage(err)}`, 1);
+      const n = attempts.next(p.eventId);
+      if (n >= maxAttempts && options.dlq && !requestLevel)
+        return deadLetter(p, `delivery failed ${n} times: ${errorMessage(err)}`, n);
+      logger.warn('record delivery failed; reporting it for retry', {
+        sequenceNumber: p.sequenceNumber,
+        attempt: n,
+        error: errorMessage(err),
+      });
+      stopped = true;
+      throw err;
+    };
+    const response = await processKinesisBatch(event, handle, { inParallel: false });
+    const failedSet = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
     for (const p of parents) if (!failedSet.has(p.sequenceNumber)) attempts.clear(p.eventId);
     metrics.addMetric('RecordsIn', MetricUnit.Count, inCount);
     metrics.addMetric('RecordsOut', MetricUnit.Count, all.length);
-    metrics.addMetric('DeadLettered', MetricUnit.Count, options.dlq ? letters.length : 0);
-    metrics.addMetric('FailedRecords', MetricUnit.Count, failedSeqs.length);
+    metrics.addMetric('DeadLettered', MetricUnit.Count, deadLettered);
+    metrics.addMetric('FailedRecords', MetricUnit.Count, response.batchItemFailures.length);
     metrics.publishStoredMetrics();
-    return { batchItemFailures: failedSeqs.map((itemIdentifier) => ({ itemIdentifier })) };
+    return response;
   };
 }
 
@@ -272,6 +263,7 @@ export function transformRouterFromEnv(env: Readonly<Record<string, string | und
           }),
         }
       : {}),
+    logger: consumerLogger(env, 'cdc-transform-router'),
   });
 }
 

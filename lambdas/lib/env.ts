@@ -1,4 +1,5 @@
 /** Environment parsing shared by the Lambda adapters, with actionable messages. */
+import { Logger } from '@aws-lambda-powertools/logger';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 
 export class LambdaConfigError extends Error {
@@ -43,4 +44,10 @@ export function clientConfig(env: Env): { region?: string; endpoint?: string; re
     out.requestHandler = new NodeHttpHandler();
   }
   return out;
+}
+
+/** A consumer's logger: `CDC_CONNECTOR_NAME` (set by CdcPipeline) is on every line as `connector`. */
+export function consumerLogger(env: Env, serviceName: string): Logger {
+  const connector = env.CDC_CONNECTOR_NAME;
+  return new Logger({ serviceName, ...(connector ? { persistentKeys: { connector } } : {}) });
 }

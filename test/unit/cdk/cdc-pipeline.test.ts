@@ -18,6 +18,8 @@ import {
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CdcPipeline, REPO_ROOT } from '../../../cdk/lib/cdc-pipeline.js';
+import { materializerFromEnv } from '../../../lambdas/materializer.js';
+import { transformRouterFromEnv } from '../../../lambdas/transform-router.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { findProperty } from '../../../src/config/properties.js';
 import { envName, envToConfig } from '../../../src/config/sources.js';
@@ -356,6 +358,33 @@ describe('consumers', () => {
     assert.match(policy, new RegExp(`"kinesis:PutRecords".*?"${streamId('CdcRoutedStream')}","Arn"`));
     assert.match(policy, /sqs:SendMessage/);
   });
+});
+
+test('every CDC_ variable CdcPipeline sets on a consumer is one its handler reads', () => {
+  const readers: Record<string, (env: Record<string, string | undefined>) => unknown> = {
+    CdcTransformRouter: transformRouterFromEnv,
+    CdcMaterializer: materializerFromEnv,
+  };
+  for (const [prefix, fromEnv] of Object.entries(readers)) {
+    const [[, fn]] = ofType('AWS::Lambda::Function').filter(([id]) => id.startsWith(prefix));
+    const set = Object.keys((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables);
+    const read = new Set<string>();
+    // Direct reads only: no keys to enumerate, so a reader that scans the environment sees nothing.
+    const env = new Proxy({} as Record<string, string | undefined>, {
+      get: (_t, name) => {
+        if (typeof name === 'string') read.add(name);
+        return typeof name === 'string' && set.includes(name) ? 'value-1' : undefined;
+      },
+      ownKeys: () => [],
+    });
+    fromEnv(env);
+    const own = set.filter((n) => n.startsWith('CDC_'));
+    assert.ok(own.length >= 3, `${prefix}: ${set.join(' ')}`);
+    for (const name of own) assert.ok(read.has(name), `${prefix} sets ${name}, which its handler never reads`);
+    // The rest belong to the runtime and Powertools, which read process.env themselves.
+    for (const name of set.filter((n) => !n.startsWith('CDC_')))
+      assert.ok(['POWERTOOLS_SERVICE_NAME', 'NODE_OPTIONS'].includes(name), `${prefix} sets ${name}`);
+  }
 });
 
 function streamId(prefix: string): string {
