@@ -18,6 +18,7 @@
  */
 import {
   type aws_cloudwatch as cloudwatch,
+  type Duration,
   type aws_dynamodb as dynamodb,
   type aws_ec2 as ec2,
   type aws_ecs as ecs,
@@ -26,6 +27,7 @@ import {
   aws_kms as kms,
   type aws_logs as logs,
   RemovalPolicy,
+  type aws_s3 as s3,
   type aws_sns as sns,
 } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
@@ -33,6 +35,7 @@ import type { MetricName } from '../../src/metrics/names.js';
 import { CdcAlarms } from './constructs/alarms.js';
 import { captureMetric } from './constructs/capture-metrics.js';
 import { CdcCaptureService } from './constructs/capture-service.js';
+import { CdcClaimCheck } from './constructs/claim-check.js';
 import { CdcConsumers } from './constructs/consumers.js';
 import { CdcDashboard } from './constructs/dashboard.js';
 import { CDC_PIPELINE_DEFAULTS, type CdcConsumer, type CdcPipelineProps } from './constructs/props.js';
@@ -61,12 +64,15 @@ export class CdcPipeline extends Construct {
   readonly alarmTopic: sns.ITopic | null;
   readonly alarms: cloudwatch.Alarm[];
   readonly dashboard: cloudwatch.Dashboard | null;
+  /** The claim-check bucket (null without `claimCheck`). */
+  readonly claimCheckBucket: s3.IBucket | null;
   /** The parts, for extensions that add to one of them (e.g. `parts.alarms?.add(...)`). */
   readonly parts: {
     readonly streams: CdcStreams;
     readonly tables: CdcStateTables;
     readonly capture: CdcCaptureService;
     readonly consumers: CdcConsumers;
+    readonly claimCheck: CdcClaimCheck | null;
     readonly alarms: CdcAlarms | null;
     readonly dashboard: CdcDashboard | null;
   };
@@ -120,6 +126,19 @@ export class CdcPipeline extends Construct {
     this.schemaHistoryTable = tables.schemaHistory;
     this.leaseTable = tables.lease;
 
+    const claimCheck = props.claimCheck
+      ? new CdcClaimCheck(this, {
+          claimCheck: props.claimCheck,
+          encryptionKey: this.encryptionKey,
+          removalPolicy,
+          streamRetention: [props.stream?.retention, props.routedStream?.retention].reduce<Duration>(
+            (a, b) => (b && b.toHours() > a.toHours() ? b : a),
+            CDC_PIPELINE_DEFAULTS.streamRetention,
+          ),
+        })
+      : null;
+    this.claimCheckBucket = claimCheck?.bucket ?? null;
+
     const capture = new CdcCaptureService(this, {
       ...props,
       connectorName: name,
@@ -128,6 +147,7 @@ export class CdcPipeline extends Construct {
       stream: this.stream,
       tables,
       removalPolicy,
+      claimCheck,
     });
     this.cluster = capture.cluster;
     this.logGroup = capture.logGroup;
@@ -142,6 +162,7 @@ export class CdcPipeline extends Construct {
       routedStream: this.routedStream,
       transformRouter: props.transformRouter ?? {},
       materializer: props.materializer ?? {},
+      claimCheck,
     });
     this.transformRouter = consumers.transformRouter;
     this.materializer = consumers.materializer;
@@ -167,7 +188,7 @@ export class CdcPipeline extends Construct {
         ? null
         : new CdcDashboard(this, { connectorName: name, capture, stream: this.stream, consumers, alarms: this.alarms });
     this.dashboard = dashboard?.dashboard ?? null;
-    this.parts = { streams, tables, capture, consumers, alarms, dashboard };
+    this.parts = { streams, tables, capture, consumers, claimCheck, alarms, dashboard };
   }
 
   /** A metric the capture task publishes (EMF), for this connector. */

@@ -57,6 +57,8 @@ export interface CdcPipelineStackProps extends StackProps, ConsumerOverrides {
   readonly shardCount?: number;
   /** @default - no subscription */
   readonly alarmEmail?: string;
+  /** An S3 claim-check bucket for records over the stream's limit (docs/large-records.md). @default false */
+  readonly claimCheck?: boolean;
 }
 
 /** Secrets Manager complete ARNs end in `-` + 6 characters; partial ones (from the name) do not. */
@@ -92,6 +94,7 @@ export class CdcPipelineStack extends Stack {
       ...optionalImage(props.image),
       ...(props.properties ? { properties: props.properties } : {}),
       ...(props.shardCount !== undefined ? { stream: { shardCount: props.shardCount } } : {}),
+      ...(props.claimCheck ? { claimCheck: {} } : {}),
       alarms,
       ...consumers(props),
     });

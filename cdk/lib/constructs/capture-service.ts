@@ -17,6 +17,7 @@ import {
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import type { Construct } from 'constructs';
 import { captureEnvironment } from './capture-environment.js';
+import type { CdcClaimCheck } from './claim-check.js';
 import {
   CDC_PIPELINE_DEFAULTS,
   type CdcDatabaseProps,
@@ -51,6 +52,8 @@ export interface CdcCaptureServiceProps
   readonly stream: kinesis.IStream;
   readonly tables: CdcStateTables;
   readonly removalPolicy: RemovalPolicy;
+  /** Values over the stream's limit go to this bucket first (docs/large-records.md). */
+  readonly claimCheck: CdcClaimCheck | null;
 }
 
 export class CdcCaptureService implements PipelinePart {
@@ -143,6 +146,7 @@ export class CdcCaptureService implements PipelinePart {
         'serverless-cdc capture task',
       );
     grantCapture(this.taskDefinition.taskRole, db, props.stream, props.tables);
+    props.claimCheck?.grantWrite(this.taskDefinition.taskRole);
   }
 
   /** ECS running task count (Container Insights). */
@@ -188,6 +192,7 @@ export class CdcCaptureService implements PipelinePart {
     p['metrics.http.port'] = String(metricsPort);
     p['log.format'] = 'json';
     p['aws.region'] = Stack.of(this.scope).region;
+    if (props.claimCheck) Object.assign(p, props.claimCheck.connectorProperties());
     // The task reads the secret itself (not as ECS secrets) so it can read it again after a rotation: on an
     // access-denied error it re-reads the secret once and reconnects, without a restart.
     if (db.iamAuth) {

@@ -5,7 +5,6 @@
  */
 import { join } from 'node:path';
 import {
-  Duration,
   aws_lambda_event_sources as eventSources,
   aws_iam as iam,
   type aws_kinesis as kinesis,
@@ -18,6 +17,7 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import type { CdcClaimCheck } from './claim-check.js';
 import {
   CDC_PIPELINE_DEFAULTS,
   type CdcConsumer,
@@ -35,6 +35,8 @@ export interface CdcConsumersProps {
   readonly routedStream: kinesis.IStream | null;
   readonly transformRouter: CdcConsumerProps | false;
   readonly materializer: CdcMaterializerProps | false;
+  /** Both consumers resolve claim-checked records; the router also claim-checks its outputs. */
+  readonly claimCheck: CdcClaimCheck | null;
 }
 
 export class CdcConsumers implements PipelinePart {
@@ -63,6 +65,13 @@ export class CdcConsumers implements PipelinePart {
             );
             out.encryptionKey?.grant(fn, 'kms:GenerateDataKey');
             dlq.grantSendMessages(fn);
+            const cc = props.claimCheck;
+            if (cc && fn.role) {
+              fn.addEnvironment('CDC_CLAIM_CHECK_BUCKET', cc.bucket.bucketName);
+              fn.addEnvironment('CDC_CLAIM_CHECK_PREFIX', cc.prefix);
+              cc.grantRead(fn.role);
+              cc.grantWrite(fn.role);
+            }
           });
     const m = props.materializer;
     this.materializer =
@@ -74,6 +83,7 @@ export class CdcConsumers implements PipelinePart {
             fn.addEnvironment('CDC_TABLE_NAME_TEMPLATE', template);
             fn.addEnvironment('CDC_DLQ_URL', dlq.queueUrl);
             dlq.grantSendMessages(fn);
+            if (props.claimCheck && fn.role) props.claimCheck.grantRead(fn.role);
             if (m.tables) {
               for (const t of m.tables) t.grant(fn, 'dynamodb:GetItem', 'dynamodb:PutItem');
             } else this.grantTemplateTables(fn, template);
@@ -101,7 +111,7 @@ export class CdcConsumers implements PipelinePart {
     const dlq = new sqs.Queue(scope, `${id}Dlq`, {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: CDC_PIPELINE_DEFAULTS.deadLetterRetention,
     });
     Validations.of(dlq).acknowledge({
       id: 'AwsSolutions-SQS3',

@@ -16,6 +16,7 @@ import {
   type aws_lambda_nodejs as nodejs,
   type RemovalPolicy,
   type aws_rds as rds,
+  type aws_s3 as s3,
   type aws_secretsmanager as secretsmanager,
   type aws_sns as sns,
   type aws_sqs as sqs,
@@ -84,6 +85,21 @@ export interface CdcStreamProps {
   readonly retention?: Duration;
   /** Stream name. @default - generated */
   readonly streamName?: string;
+}
+
+/** The S3 claim-check of records over the stream's limit (docs/large-records.md). */
+export interface CdcClaimCheckProps {
+  /** An existing bucket (then `expiration` may not be set). @default - a new bucket (KMS with the pipeline's key, TLS only, public access blocked, lifecycle expiry) */
+  readonly bucket?: s3.IBucket;
+  /** Key prefix of the objects (`sink.claim.check.prefix`). @default 'cdc/claim-check/' */
+  readonly prefix?: string;
+  /**
+   * Objects expire after this: keep it longer than any consumer may read a record late (stream retention, DLQ).
+   * @default - the longer of the streams' retention and the dead-letter queues' 14 days, plus one day
+   */
+  readonly expiration?: Duration;
+  /** Records larger than this go to S3 even where the stream takes them (`sink.claim.check.threshold.bytes`). @default - the stream's record limit */
+  readonly thresholdBytes?: number;
 }
 
 /** One Lambda consumer of the change stream. */
@@ -207,6 +223,12 @@ export interface CdcPipelineProps {
   readonly alarms?: CdcAlarmProps | false;
   /** @default true */
   readonly dashboard?: boolean;
+  /**
+   * S3 claim-check for records over the stream's record limit: the task, the router and the materialiser are
+   * configured and granted for it. `false`: none (such records follow `sink.kinesis.oversize.handling`).
+   * @default false
+   */
+  readonly claimCheck?: CdcClaimCheckProps | false;
 }
 
 /** Every default in one place. */
@@ -221,6 +243,8 @@ export const CDC_PIPELINE_DEFAULTS = {
   iamAuthUser: 'cdc',
   streamRetention: Duration.hours(24),
   tableNameTemplate: '{db}.{table}',
+  deadLetterRetention: Duration.days(14),
+  claimCheck: { prefix: 'cdc/claim-check/' },
   consumer: {
     batchSize: 100,
     maxBatchingWindow: Duration.seconds(1),
