@@ -18,7 +18,7 @@ const KAFKA_HISTORY =
 const JAVA = 'tuning of the Java implementation with no counterpart here; events are unaffected.';
 const JMX = 'JMX metrics setting; see metrics.emf.enabled and metrics.http.port.';
 const V1_REMOVED = 'Debezium 1.x setting removed in 2.0; no effect.';
-const SIGNALS = 'only the signalling-table channel exists here (signal.data.collection).';
+const SIGNALS = 'signals come from the source, file or kinesis channels here (signal.enabled.channels).';
 const AVRO = 'Avro name sanitising; JSON events keep database names unchanged.';
 const SERVER = 'Debezium Server setting with no counterpart here.';
 
@@ -145,15 +145,8 @@ export const DEBEZIUM_COMPAT_PROPERTIES: readonly PropertyDef[] = [
     'only changes how much DDL the history keeps; see schema.history.internal.store.only.captured.tables.ddl.',
   ),
   // --- signals and notifications
-  unsupported(
-    'signal.enabled.channels',
-    'remove it or set it to source; Kafka, file and JMX signal channels are not implemented (use signal.data.collection).',
-    { values: ['source'], reason: SIGNALS },
-  ),
-  ignore('signal.poll.interval.ms', SIGNALS),
   ignore('signal.emit.failure.backoff.ms', SIGNALS),
   ignore('signal.emit.failure.max.retries', SIGNALS),
-  ignorePattern('signal.file[.<option>]', /^signal\.file(\..+)?$/, SIGNALS),
   ignorePattern('signal.kafka.<option>', /^signal\.kafka\..+$/, SIGNALS),
   ignorePattern('signal.consumer.<option>', /^signal\.consumer\..+$/, SIGNALS),
   ignorePattern(

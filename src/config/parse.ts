@@ -20,6 +20,8 @@ import type {
   DynamoDbTableConfig,
   LeaseConfig,
   Operation,
+  SignalChannelName,
+  SignalsConfig,
   SinkConfig,
   TransformConfig,
 } from './types.js';
@@ -177,6 +179,37 @@ function build(
       `'${filters.signalDataCollection}' is not '<db>.<table>'.`,
       'name the signalling table as <db>.<table>.',
     );
+
+  // --- signal channels
+  const channels = new Set((r.list('signal.enabled.channels') ?? ['source']) as SignalChannelName[]);
+  const signalFile = r.str('signal.file');
+  if (channels.has('file') && signalFile === null)
+    r.add(
+      'signal.enabled.channels',
+      'has file, and signal.file is not set.',
+      'set signal.file=<path of the signal file> or remove file from signal.enabled.channels.',
+    );
+  const signalStream = r.str('signal.kinesis.stream.name');
+  if (channels.has('kinesis') && signalStream === null)
+    r.add(
+      'signal.enabled.channels',
+      'has kinesis, and signal.kinesis.stream.name is not set.',
+      'set signal.kinesis.stream.name=<stream> or remove kinesis from signal.enabled.channels.',
+    );
+  r.url('signal.kinesis.endpoint');
+  const signals: SignalsConfig = {
+    channels,
+    file: signalFile,
+    pollIntervalMs: r.int('signal.poll.interval.ms') ?? 5000,
+    kinesis:
+      signalStream === null
+        ? null
+        : {
+            streamName: signalStream,
+            region: r.str('signal.kinesis.region') ?? awsRegion,
+            endpoint: r.str('signal.kinesis.endpoint') ?? awsEndpoint,
+          },
+  };
 
   // --- snapshot
   const overrides = new Map<string, string>();
@@ -491,6 +524,7 @@ function build(
       iam: { enabled: iamEnabled, region: r.str('database.iam.region') ?? awsRegion },
     },
     filters,
+    signals,
     snapshot: {
       mode: r.enum('snapshot.mode'),
       chunked,

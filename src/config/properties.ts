@@ -362,6 +362,44 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     group: 'filters',
     description: 'Signalling table `db.table` (ad-hoc snapshots etc.); must also be captured.',
   },
+  {
+    name: 'signal.enabled.channels',
+    type: 'list',
+    group: 'filters',
+    default: 'source',
+    allowed: ['source', 'file', 'kinesis'],
+    description:
+      'Where signals come from: `source` (rows of signal.data.collection), `file` (signal.file), `kinesis` (signal.kinesis.stream.name).',
+  },
+  {
+    name: 'signal.file',
+    type: 'path',
+    group: 'filters',
+    requiredNote: 'when `signal.enabled.channels` has `file`',
+    description: 'File of JSON signal lines, read and emptied every signal.poll.interval.ms (Debezium file channel).',
+  },
+  ms('signal.poll.interval.ms', 'filters', '5000', 'How often the file and Kinesis signal channels are read.', 10),
+  {
+    name: 'signal.kinesis.stream.name',
+    type: 'string',
+    group: 'filters',
+    requiredNote: 'when `signal.enabled.channels` has `kinesis`',
+    description: 'Kinesis stream whose records are JSON signals; its read position is kept in the offsets.',
+  },
+  {
+    name: 'signal.kinesis.region',
+    type: 'string',
+    group: 'filters',
+    defaultNote: '`aws.region`',
+    description: 'Region of the signal stream.',
+  },
+  {
+    name: 'signal.kinesis.endpoint',
+    type: 'string',
+    group: 'filters',
+    defaultNote: '`aws.endpoint`',
+    description: 'Endpoint override for the signal stream (e.g. a local Kinesis stand-in).',
+  },
   // --- snapshot
   {
     name: 'snapshot.mode',

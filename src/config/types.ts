@@ -27,6 +27,7 @@ export interface CdcConfig {
    */
   readonly vitess?: VitessConfig;
   readonly filters: FiltersConfig;
+  readonly signals: SignalsConfig;
   readonly snapshot: SnapshotConfig;
   readonly events: EventsConfig;
   readonly columns: ColumnsConfig;
@@ -90,6 +91,23 @@ export interface FiltersConfig {
   readonly columnExclude: readonly RegExp[] | null;
   /** `signal.data.collection` as `db.table`. */
   readonly signalDataCollection: string | null;
+}
+
+export type SignalChannelName = 'source' | 'file' | 'kinesis';
+
+/** `signal.*`: where ad-hoc snapshot signals come from besides the signalling table. */
+export interface SignalsConfig {
+  /** `signal.enabled.channels`. */
+  readonly channels: ReadonlySet<SignalChannelName>;
+  /** `signal.file`; set when `channels` has `file`. */
+  readonly file: string | null;
+  readonly pollIntervalMs: number;
+  /** Set when `signal.kinesis.stream.name` is. */
+  readonly kinesis: {
+    readonly streamName: string;
+    readonly region: string | null;
+    readonly endpoint: string | null;
+  } | null;
 }
 
 export type SnapshotMode = 'initial' | 'initial_only' | 'when_needed' | 'never' | 'no_data' | 'recovery';

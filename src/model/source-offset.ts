@@ -37,4 +37,6 @@ export interface SourceOffset {
   vgtid?: string;
   /** Chunked snapshot progress, keyed by table id (owned by the snapshot module). */
   snapshot_chunks?: Record<string, unknown>;
+  /** Read positions of signal channels that keep one, by channel (e.g. Kinesis shard → sequence number). */
+  signal_offsets?: Record<string, Record<string, string>>;
 }

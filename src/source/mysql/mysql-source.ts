@@ -11,6 +11,13 @@ import type { CdcConfig } from '../../config/types.js';
 import type { ChangeSource, SourceContext } from '../../model/change-source.js';
 import type { SourceOffset } from '../../model/source-offset.js';
 import type { DatabaseDef, TableDef } from '../../model/table-def.js';
+import {
+  createSignalChannels,
+  parseSignal,
+  type SignalChannel,
+  type SignalRecord,
+  signalPositions,
+} from '../../signals/index.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../../stores/schema-history.js';
 import { BinlogDecoder, type ColumnHint, type TableMapEvent } from './binlog/decoder.js';
 import { BinlogReplicationClient, ResilientBinlogStream } from './binlog/replication/index.js';
@@ -23,6 +30,7 @@ import { loadSchema, readServerInfo, type ServerInfo, trackerOptionsFor } from '
 import { SchemaTracker, type SchemaTrackerOptions } from './schema/schema-tracker.js';
 import { checkTableMap, type TableMapInfo } from './schema/table-map-check.js';
 import { readServerIdentity, type ServerIdentity } from './server-identity.js';
+import { runBlockingSnapshot } from './snapshot/blocking-snapshot.js';
 import {
   ChunkedSnapshotRunner,
   type ChunkTableState,
@@ -158,7 +166,7 @@ export class MySqlSource implements ChangeSource {
   async isCaughtUp(): Promise<boolean> {
     if (this.stats.phase === 'stopped') return true;
     if (this.stats.phase !== 'streaming' || !this.streamer) return false;
-    if (this.chunked?.running) return false;
+    if (this.chunked?.running || this.blockingQueue.length > 0 || this.blockingRunning) return false;
     this.statusConn ??= await this.options.connect();
     const r = await readBinlogStatus(this.statusConn);
     if (!r) return true;
@@ -339,8 +347,11 @@ export class MySqlSource implements ChangeSource {
     const rawCtx = ctx;
     ctx = {
       ...ctx,
-      emit: (item) => rawCtx.emit(item.offset ? { ...item, offset: chunked.decorate(item.offset) } : item),
+      emit: (item) =>
+        rawCtx.emit(item.offset ? { ...item, offset: this.withSignalPositions(chunked.decorate(item.offset)) } : item),
     };
+    // Signals from channels other than the signalling table (file, Kinesis); their read positions ride on offsets.
+    this.signalChannels = createSignalChannels(config.signals, logger, start.signal_offsets ?? null);
     let current: { file: string; pos: number } = { file: start.file, pos: start.pos };
     const schema: SchemaPort = {
       getTable: (db, t) => tracker.getTable(db, t),
@@ -440,6 +451,18 @@ export class MySqlSource implements ChangeSource {
       }
     };
     this.heartbeatGate = () => emitting === 0;
+    // A blocking snapshot runs at a transaction boundary with the stream loop held (chunk flushes wait too).
+    const blocking = () =>
+      this.runPendingBlocking(
+        ctx,
+        tracker,
+        records,
+        emit,
+        () => streamer.tracker.inTransaction,
+        () => (streamer.lastEventEnd.file ? streamer.lastEventEnd : { file: start.file, pos: start.pos }),
+      );
+    this.kickBlocking = () => chunked.exclusive(blocking);
+    for (const channel of this.signalChannels) channel.start((s) => this.handleSignal(s));
     logger.info('streaming from the binlog', { file: start.file, pos: start.pos, gtids: start.gtids });
     this.stats.schemaHistoryStatus = 'RUNNING';
     const appliedAtStart = this.stats.schemaHistoryChangesApplied;
@@ -454,6 +477,7 @@ export class MySqlSource implements ChangeSource {
             ev.artificial || !ev.nextPosition ? null : { file: ev.file, pos: ev.nextPosition },
             streamer.tracker.gtidSet,
           );
+          if (this.blockingQueue.length > 0) await blocking();
         });
         if (chunked.failure) throw chunked.failure;
         const st = this.stats;
@@ -471,6 +495,9 @@ export class MySqlSource implements ChangeSource {
       if (heartbeat) clearInterval(heartbeat);
       if (chunked.running) this.snap.aborted = true;
       chunked.stop();
+      for (const channel of this.signalChannels) await channel.stop().catch(() => {});
+      this.signalChannels = [];
+      this.kickBlocking = null;
       ctx.signal.removeEventListener('abort', onAbort);
       await stream.stop().catch(() => {});
       await this.statusConn?.end().catch(() => {});
@@ -484,6 +511,92 @@ export class MySqlSource implements ChangeSource {
   }
 
   private heartbeatGate: () => boolean = () => true;
+  private signalChannels: SignalChannel[] = [];
+  /** Blocking snapshot requests waiting for the stream loop to pause. */
+  private readonly blockingQueue: Array<{ id: string; tables: readonly string[] }> = [];
+  private blockingRunning = false;
+  /** Runs pending blocking snapshots now if the stream is between transactions (set while streaming). */
+  private kickBlocking: (() => Promise<void>) | null = null;
+
+  private withSignalPositions(offset: SourceOffset): SourceOffset {
+    const positions = signalPositions(this.signalChannels);
+    return positions ? { ...offset, signal_offsets: positions as Record<string, Record<string, string>> } : offset;
+  }
+
+  /** Acts on one signal from any channel; a bad signal is logged, never fatal. */
+  private async handleSignal(signal: SignalRecord): Promise<void> {
+    const { logger } = this.options;
+    const parsed = parseSignal(signal);
+    if (parsed.action === 'ignore') {
+      logger.info('ignoring signal', { id: signal.id, channel: signal.channel, reason: parsed.reason });
+      return;
+    }
+    const { kind, tables } = parsed.request;
+    logger.info('execute-snapshot signal received', { id: signal.id, channel: signal.channel, kind, tables });
+    if (kind === 'incremental') {
+      this.chunked?.request([...tables], 'incremental');
+      return;
+    }
+    this.blockingQueue.push({ id: signal.id, tables });
+    // Signalling-table rows arrive inside the stream loop, which runs the snapshot after the transaction.
+    if (signal.channel !== 'source') await this.kickBlocking?.();
+  }
+
+  private async runPendingBlocking(
+    ctx: SourceContext,
+    tracker: SchemaTracker,
+    records: RecordFactory,
+    emit: SourceContext['emit'],
+    inTransaction: () => boolean,
+    at: () => { file: string; pos: number },
+  ): Promise<void> {
+    const { config, logger } = this.options;
+    while (this.blockingQueue.length > 0 && !inTransaction() && !ctx.signal.aborted) {
+      const req = this.blockingQueue.shift()!;
+      const defs: TableDef[] = [];
+      for (const id of req.tables) {
+        const dot = id.indexOf('.');
+        const [db, name] = [id.slice(0, dot), id.slice(dot + 1)];
+        const def = this.filter(db, name) ? tracker.getTable(db, name) : undefined;
+        if (def) defs.push(def);
+        else
+          logger.warn('blocking snapshot requested for a table that is not captured or unknown; ignored', {
+            table: id,
+          });
+      }
+      if (defs.length === 0) continue;
+      const pausedAt = at();
+      logger.info('blocking snapshot: streaming paused', {
+        id: req.id,
+        tables: defs.map((d) => `${d.database}.${d.name}`),
+        position: `${pausedAt.file}:${pausedAt.pos}`,
+      });
+      this.blockingRunning = true;
+      this.snap.running = true;
+      try {
+        const r = await runBlockingSnapshot({
+          connect: this.options.connect,
+          tables: defs,
+          records,
+          emit,
+          at: pausedAt,
+          selectOverrides: config.snapshot.selectStatementOverrides,
+          ...(config.snapshot.fetchSize ? { fetchSize: config.snapshot.fetchSize } : {}),
+          logger,
+          signal: ctx.signal,
+        });
+        logger.info('blocking snapshot completed; streaming resumes', { id: req.id, rows: r.rows, ms: r.ms });
+      } catch (err) {
+        if (ctx.signal.aborted) return;
+        // As Debezium does: a failed blocking snapshot is reported and streaming resumes.
+        logger.warn('blocking snapshot failed; streaming resumes', { id: req.id, error: errorMessage(err) });
+      } finally {
+        this.blockingRunning = false;
+        this.snap.running = false;
+        this.lastEventAt = Date.now();
+      }
+    }
+  }
   /** Binlog position of the newest schema-history entry at start (DDLs up to it are not recorded again). */
   private lastHistoryPosition: Position | null = null;
 
@@ -509,7 +622,8 @@ export class MySqlSource implements ChangeSource {
         streamStart: { file: start.file, pos: start.pos },
         streamStartGtids: start.gtids ?? null,
         readOnly: config.snapshot.readOnly,
-        signalTable: config.filters.signalDataCollection,
+        signalTable: config.signals.channels.has('source') ? config.filters.signalDataCollection : null,
+        onSignal: (s) => void this.handleSignal(s),
         tableFilter: this.filter,
         progress: this.progress,
         onActivity: () => {

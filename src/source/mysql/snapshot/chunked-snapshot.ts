@@ -17,12 +17,12 @@
  */
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { escape as sqlEscape } from 'mysql2/promise';
-import { errorMessage } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
 import type { QueueItem } from '../../../model/queue-item.js';
 import type { SourceOffset } from '../../../model/source-offset.js';
 import type { TableDef } from '../../../model/table-def.js';
 import type { CellValue, Row } from '../../../model/values.js';
+import type { SignalRecord } from '../../../signals/signal.js';
 import type { BinlogEvent } from '../binlog/events.js';
 import type { RecordFactory, SourceInfo } from '../streaming/ports.js';
 import { describeSqlError } from './errors.js';
@@ -175,8 +175,10 @@ export interface ChunkedSnapshotOptions {
   streamStartGtids: string | null;
   /** `read.only`: GTID watermarks (see watermarks.ts). */
   readOnly: boolean;
-  /** `db.table` of signal.data.collection (ad-hoc snapshot requests arrive as rows of it). */
+  /** `db.table` of signal.data.collection (signals arrive as rows of it), null when the source channel is off. */
   signalTable: string | null;
+  /** Receives each row inserted into the signalling table, as the stream decodes it. */
+  onSignal?(signal: SignalRecord): void;
   /** Which tables may be snapshotted (the capture's table filter). */
   tableFilter(db: string, table: string): boolean;
   progress?: SnapshotProgress | null;
@@ -342,30 +344,14 @@ export class ChunkedSnapshotRunner {
     for (const r of this.idleWaiters.splice(0)) r();
   }
 
+  /** A row of the signalling table: Debezium's (id, type, data) columns, handed to the source's dispatcher. */
   private onSignal(row: Row): void {
-    const type = textOf(row[1]);
-    if (type !== 'execute-snapshot') {
-      if (type) this.log.info('ignoring signal', { id: textOf(row[0]), type });
-      return;
-    }
-    let data: { 'data-collections'?: unknown; type?: unknown };
-    try {
-      data = JSON.parse(textOf(row[2]) ?? '{}');
-    } catch (err) {
-      this.log.warn('execute-snapshot signal with unreadable data; ignored', {
-        id: textOf(row[0]),
-        error: errorMessage(err),
-      });
-      return;
-    }
-    const kind = typeof data.type === 'string' ? data.type.toLowerCase() : 'incremental';
-    if (kind !== 'incremental') {
-      this.log.warn(`execute-snapshot of type '${kind}' is not supported; only 'incremental'`, { id: textOf(row[0]) });
-      return;
-    }
-    const tables = Array.isArray(data['data-collections']) ? data['data-collections'].map(String) : [];
-    this.log.info('execute-snapshot signal received', { id: textOf(row[0]), tables });
-    this.request(tables, 'incremental');
+    this.opts.onSignal?.({
+      id: textOf(row[0]) ?? '',
+      type: textOf(row[1]) ?? '',
+      data: textOf(row[2]),
+      channel: 'source',
+    });
   }
 
   private refreshView(): void {
