@@ -112,13 +112,17 @@ describe('Kafka Connect connector registration JSON', () => {
       'database.jdbc.driver',
       'driver.useSSL',
       'snapshot.new.tables',
-      'signal.enabled.channels',
       'notification.enabled.channels',
       'converters',
       'schema.history.internal.producer.sasl.jaas.config',
     ])
       assert.match(ignored, new RegExp(`^  ${key.replace(/\./g, '\\.')}: \\S`, 'm'), key);
-    for (const key of ['value.converter.schemas.enable', 'key.converter.schemas.enable', 'errors.max.retries'])
+    for (const key of [
+      'value.converter.schemas.enable',
+      'key.converter.schemas.enable',
+      'errors.max.retries',
+      'signal.enabled.channels',
+    ])
       assert.doesNotMatch(ignored, new RegExp(`^  ${key.replace(/\./g, '\\.')}:`, 'm'), `${key} is supported`);
     assert.doesNotMatch(ignored, /secret-jaas|SASL_SSL/);
     assert.equal(c.raw['schema.history.internal.producer.sasl.jaas.config'], '***');
