@@ -30,23 +30,26 @@ const PROFILE = process.env.STREAMING_BENCH_PROFILE
 /**
  * The readers run as compiled JavaScript, like the production image (dist/, no tsx): the reader and the src/ it
  * imports bundled by esbuild (types stripped, as tsc does) into bench/.data, next to node_modules for the packages.
+ * Split into chunks at the reader's dynamic imports, so each mode loads only its own code and packages.
  */
 let compiledReader: Promise<string> | undefined;
 function readerScript(): Promise<string> {
   compiledReader ??= (async () => {
     const { build } = await import('esbuild');
-    const outfile = join(here, '.data', 'streaming-reader.mjs');
+    const outdir = join(here, '.data', 'streaming-reader');
     await build({
       entryPoints: [join(here, 'support', 'streaming-reader.ts')],
-      outfile,
+      outdir,
+      outExtension: { '.js': '.mjs' },
       bundle: true,
+      splitting: true,
       platform: 'node',
       format: 'esm',
       target: 'node20',
       packages: 'external',
       logLevel: 'warning',
     });
-    return outfile;
+    return join(outdir, 'streaming-reader.mjs');
   })();
   return compiledReader;
 }

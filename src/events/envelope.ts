@@ -205,6 +205,9 @@ export class TableEventBuilder {
   private source: SourceCache | null = null;
   /** Row positions of the emitted JSON columns (the only ones a partial JSON update needs resolving for). */
   private readonly jsonPositions: number[];
+  /** Per emitted column: the before image's text of the update being built (afterJson reuses unchanged ones). */
+  private readonly beforeTexts: string[];
+  private readonly keyPositions: readonly number[];
 
   constructor(
     readonly table: TableDef,
@@ -220,6 +223,7 @@ export class TableEventBuilder {
     this.key = createKeyEncoder(table, adjust(`${this.topic}.Key`), opts);
     this.keySchema = this.key?.schema ?? null;
     this.keySchemaJson = this.keySchema ? schemaToJson(this.keySchema) : 'null';
+    this.keyPositions = this.key?.positions ?? [];
 
     const fields: ConnectField[] = [];
     this.positions = [];
@@ -247,6 +251,7 @@ export class TableEventBuilder {
       if (info.base === 'json') this.jsonPositions.push(col.position);
       this.texts.push(text);
     }
+    this.beforeTexts = this.texts.map(() => '');
     this.valueSchema = { type: 'struct', fields, optional: true, name: adjust(`${this.topic}.Value`) };
     this.envelopeSchema = {
       type: 'struct',
@@ -286,6 +291,45 @@ export class TableEventBuilder {
     return `${out}}`;
   }
 
+  /** rowJson(before), keeping each column's text in `beforeTexts` for afterJson. */
+  private beforeJson(before: Row): string {
+    const n = this.positions.length;
+    if (n === 0) return '{}';
+    const { prefixes, texts, positions, beforeTexts } = this;
+    let out = '';
+    for (let i = 0; i < n; i++) {
+      const t = texts[i](before[positions[i]]);
+      beforeTexts[i] = t;
+      out += prefixes[i] + t;
+    }
+    return `${out}}`;
+  }
+
+  /**
+   * rowJson(after) right after beforeJson(before): an update leaves most columns as they were, and a cell identical
+   * to the before image's (the same primitive or object) has the same text, since every column's text is a pure
+   * function of its cell; so only changed cells are converted again.
+   */
+  private afterJson(before: Row, after: Row): string {
+    const n = this.positions.length;
+    if (n === 0) return '{}';
+    const { prefixes, texts, positions, beforeTexts } = this;
+    let out = '';
+    for (let i = 0; i < n; i++) {
+      const p = positions[i];
+      const v = after[p];
+      out += prefixes[i] + (v === before[p] ? beforeTexts[i] : texts[i](v));
+    }
+    return `${out}}`;
+  }
+
+  /** True when every key column's cell is identical in both rows (so the key texts are equal). */
+  private sameKeyCells(before: Row, after: Row): boolean {
+    const positions = this.keyPositions;
+    for (let i = 0; i < positions.length; i++) if (before[positions[i]] !== after[positions[i]]) return false;
+    return true;
+  }
+
   /** Key payload JSON text of a row, or null for keyless tables. */
   keyJson(row: Row): string | null {
     return this.key ? this.key.encode(row) : null;
@@ -310,9 +354,9 @@ export class TableEventBuilder {
     const out: SinkRecord[] = [];
     after = this.withFullJson(before, after, source);
     const oldKey = this.keyJson(before);
-    const newKey = this.keyJson(after);
-    const beforeJson = this.rowJson(before);
-    const afterJson = this.rowJson(after);
+    const newKey = oldKey !== null && this.sameKeyCells(before, after) ? oldKey : this.keyJson(after);
+    const beforeJson = this.beforeJson(before);
+    const afterJson = this.afterJson(before, after);
     if (oldKey === null || oldKey === newKey) {
       this.emit(out, 'u', newKey, beforeJson, afterJson, source, tx, undefined);
       return out;

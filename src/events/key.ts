@@ -54,6 +54,8 @@ export interface KeyEncoder {
   schema: ConnectSchema;
   /** JSON text of the key struct (payload only). */
   encode(row: Row): string;
+  /** Row positions of the key columns: equal cells there give equal keys. */
+  positions: readonly number[];
 }
 
 export function createKeyEncoder(table: TableDef, schemaName: string, opts: ResolvedOptions): KeyEncoder | null {
@@ -70,6 +72,7 @@ export function createKeyEncoder(table: TableDef, schemaName: string, opts: Reso
       optional: false,
       name: schemaName,
     },
+    positions,
     encode(row) {
       let out = '';
       for (let i = 0; i < n; i++) out += prefixes[i] + converters[i].text(row[positions[i]]);

@@ -155,8 +155,29 @@ function pad(n: number, width: number): string {
 function fraction(micros: number, fsp: number): string {
   return String(micros).padStart(6, '0').slice(0, fsp);
 }
-/** Date.UTC maps years 0..99 to 1900..1999; MySQL allows years 0..99 as such. */
+/** Day number (days since 1970-01-01) of the last civil date utcMillis computed: rows often share a date. */
+let lastDayKey = -1;
+let lastDayNumber = 0;
+
+/**
+ * Date.UTC(y, mo - 1, d, h, mi, s) as plain arithmetic for the common case (years 100..9999, months 1..12; days,
+ * hours, minutes and seconds roll over linearly as in Date.UTC): the proleptic Gregorian days-from-civil count.
+ * Date.UTC maps years 0..99 to 1900..1999; MySQL allows years 0..99 as such, so those take the Date path.
+ */
 export function utcMillis(y: number, mo: number, d: number, h: number, mi: number, s: number): number {
+  if (y >= 100 && y <= 9999 && mo >= 1 && mo <= 12 && d >= 0 && d <= 31) {
+    const key = (y * 16 + mo) * 32 + d;
+    if (key !== lastDayKey) {
+      const yy = mo <= 2 ? y - 1 : y;
+      const era = Math.floor(yy / 400);
+      const yoe = yy - era * 400;
+      const doy = Math.floor((153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5) + d - 1;
+      const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+      lastDayNumber = era * 146_097 + doe - 719_468;
+      lastDayKey = key;
+    }
+    return ((lastDayNumber * 24 + h) * 60 + mi) * 60_000 + s * 1000;
+  }
   const t = Date.UTC(y, mo - 1, d, h, mi, s);
   if (y >= 100) return t;
   const dt = new Date(t);

@@ -9,6 +9,7 @@ import {
   MysqlJsonPartial,
   MysqlTime,
   MysqlTimestamp,
+  utcMillis,
 } from '../../../src/model/values.js';
 import { decodeDecimal } from '../../../src/source/mysql/binlog/decimal.js';
 import { BinlogDecodeError, BinlogDecoder, type ColumnHint } from '../../../src/source/mysql/binlog/decoder.js';
@@ -465,5 +466,33 @@ describe('PARTIAL_UPDATE_ROWS (binlog_row_value_options=PARTIAL_JSON), hand-buil
       () => decoder.decode(buildEvent(EventType.PARTIAL_UPDATE_ROWS, broken, { position: 777 })),
       (e: unknown) => e instanceof BinlogDecodeError && e.position === 777 && /past end/.test(e.message),
     );
+  });
+});
+
+describe('utcMillis', () => {
+  it('equals Date.UTC (years 100+) and keeps years 0..99 as such, across leap days, rollovers and repeats', () => {
+    const years = [0, 1, 69, 99, 100, 399, 400, 1582, 1600, 1900, 1969, 1970, 2000, 2024, 2100, 9999];
+    let checked = 0;
+    for (const y of years) {
+      for (let mo = 1; mo <= 12; mo++) {
+        for (const d of [0, 1, 15, 28, 29, 30, 31]) {
+          for (const [h, mi, s] of [
+            [0, 0, 0],
+            [23, 59, 59],
+            [12, 30, 7],
+          ]) {
+            const want = y >= 100 ? Date.UTC(y, mo - 1, d, h, mi, s) : utcMillis(y, mo, d, h, mi, s);
+            if (y >= 100) assert.equal(utcMillis(y, mo, d, h, mi, s), want, `${y}-${mo}-${d} ${h}:${mi}:${s}`);
+            // The same date twice in a row (the cached day number) gives the same result.
+            assert.equal(utcMillis(y, mo, d, h, mi, s), want);
+            checked++;
+          }
+        }
+      }
+    }
+    assert.equal(new Date(utcMillis(50, 3, 1, 0, 0, 0)).getUTCFullYear(), 50);
+    assert.equal(utcMillis(2024, 2, 29, 0, 0, 0), Date.parse('2024-02-29T00:00:00Z'));
+    assert.equal(utcMillis(1969, 12, 31, 23, 59, 59), -1000);
+    assert.ok(checked > 4000);
   });
 });
