@@ -6,6 +6,8 @@
  * this one measures catch-up of a real binlog backlog (the capture is stopped while the rows are written).
  *
  * Everything runs in this process (kinesalite included), so absolute figures are kinesalite-bound, not AWS figures.
+ * Kinesalite's rate swings from run to run: each capture and the ceiling run RUNS times, interleaved, and the
+ * figures are medians. Env: CAPTURE_KINESIS_BENCH_ROWS (default 20000), CAPTURE_KINESIS_BENCH_RUNS (default 3).
  */
 import { PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
 import { startCapture } from '../src/cli/commands/run.js';
@@ -15,8 +17,10 @@ import { createStream, kinesisClient, startKinesalite } from '../test/harness/aw
 import { startMariaDb } from '../test/harness/mariadb.js';
 import { StreamConsumer, setStandInCredentials } from '../test/integration/support/kinesis-e2e.js';
 import type { Figure } from './harness.js';
+import { median } from './harness.js';
 
-const ROWS = 20_000;
+const ROWS = Number(process.env.CAPTURE_KINESIS_BENCH_ROWS ?? 20_000);
+const RUNS = Number(process.env.CAPTURE_KINESIS_BENCH_RUNS ?? 3);
 const PER_TXN = 500;
 
 export async function run(): Promise<Figure[]> {
@@ -30,6 +34,7 @@ export async function run(): Promise<Figure[]> {
     /** Creates a table, lets the capture take its (empty) snapshot, writes ROWS rows, then times the catch-up. */
     const capture = async (aggregation: boolean) => {
       const name = await db.createDatabase(aggregation ? 'bagg' : 'bplain');
+      const rows = Math.max(PER_TXN, Math.ceil(ROWS / PER_TXN) * PER_TXN);
       await db.query(
         `CREATE TABLE ${name}.orders (id INT PRIMARY KEY, customer VARCHAR(40), status VARCHAR(16), total DECIMAL(10,2), note VARCHAR(120))`,
       );
@@ -56,7 +61,7 @@ export async function run(): Promise<Figure[]> {
         'include.schema.changes': 'false',
       });
       await startCapture(config, silentLogger, { untilIdleMs: 300 }).done;
-      for (let start = 0; start < ROWS; start += PER_TXN) {
+      for (let start = 0; start < rows; start += PER_TXN) {
         const values: string[] = [];
         for (let id = start; id < start + PER_TXN; id++) {
           values.push(
@@ -75,50 +80,68 @@ export async function run(): Promise<Figure[]> {
           lastAt = performance.now();
         },
       }).done;
-      if (delivered < ROWS) throw new Error(`only ${delivered} of ${ROWS} events were delivered`);
+      if (delivered < rows) throw new Error(`only ${delivered} of ${rows} events were delivered`);
       const consumer = new StreamConsumer(client, stream);
       await consumer.poll(undefined, 10_000);
-      return { rate: ROWS / ((lastAt - t0) / 1000), consumer };
+      return { rate: rows / ((lastAt - t0) / 1000), consumer };
     };
 
-    const plain = await capture(false);
-    const agg = await capture(true);
-
     // Reference ceiling: the same payloads, plain SDK PutRecords x500, 4 in flight, no ordering logic.
-    await createStream(client, 'bench-ref', 4);
-    const entries: PutRecordsRequestEntry[] = plain.consumer.events.map((e) => ({
-      PartitionKey: e.partitionKey,
-      Data: Buffer.from(e.value === null ? '' : JSON.stringify(e.value)),
-    }));
-    const batches: PutRecordsRequestEntry[][] = [];
-    for (let i = 0; i < entries.length; i += 500) batches.push(entries.slice(i, i + 500));
-    const t = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (next < batches.length) {
-          const batch = batches[next++];
-          await client.send(new PutRecordsCommand({ StreamName: 'bench-ref', Records: batch }));
-        }
-      }),
-    );
-    const refRate = entries.length / ((performance.now() - t) / 1000);
+    const ceiling = async (consumer: StreamConsumer, run: number) => {
+      const stream = `bench-ref-${run}`;
+      await createStream(client, stream, 4);
+      const entries: PutRecordsRequestEntry[] = consumer.events.map((e) => ({
+        PartitionKey: e.partitionKey,
+        Data: Buffer.from(e.value === null ? '' : JSON.stringify(e.value)),
+      }));
+      const batches: PutRecordsRequestEntry[][] = [];
+      for (let i = 0; i < entries.length; i += 500) batches.push(entries.slice(i, i + 500));
+      const t = performance.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (next < batches.length) {
+            const batch = batches[next++];
+            await client.send(new PutRecordsCommand({ StreamName: stream, Records: batch }));
+          }
+        }),
+      );
+      return entries.length / ((performance.now() - t) / 1000);
+    };
+
+    const plainRates: number[] = [];
+    const aggRates: number[] = [];
+    const refRates: number[] = [];
+    let plain: Awaited<ReturnType<typeof capture>> | undefined;
+    let agg: Awaited<ReturnType<typeof capture>> | undefined;
+    for (let run = 0; run < Math.max(1, RUNS); run++) {
+      plain = await capture(false);
+      agg = await capture(true);
+      plainRates.push(plain.rate);
+      aggRates.push(agg.rate);
+      refRates.push(await ceiling(plain.consumer, run));
+      process.stderr.write(
+        `  capture_kinesis run ${run + 1}: plain ${Math.round(plain.rate)}, aggregated ${Math.round(agg.rate)}, ceiling ${Math.round(refRates[run])} rows/s\n`,
+      );
+    }
+    if (!plain || !agg) throw new Error('no capture run');
+    const refRate = median(refRates);
 
     const events = plain.consumer.events.length;
     const avgBytes = Math.round(plain.consumer.kinesisBytes / plain.consumer.kinesisRecords);
     const per1000 = (n: number, c: StreamConsumer) => Number(((n / c.events.length) * 1000).toFixed(2));
-    const ref = `kinesalite's ceiling: plain SDK PutRecords x500, 4 in flight, same ${events} payloads (~${avgBytes} B), 4 shards, same run`;
+    const ref = `kinesalite's ceiling: plain SDK PutRecords x500, 4 in flight, same ${events} payloads (~${avgBytes} B), 4 shards, same run; medians of ${plainRates.length} interleaved runs`;
     return [
       {
         name: 'capture_kinesis.rows_per_s',
-        ours: Math.round(plain.rate),
+        ours: Math.round(median(plainRates)),
         reference: Math.round(refRate),
         unit: 'rows/s',
-        ref: `${ref}; ours = binlog catch-up of ${ROWS} inserted rows through cdc into kinesalite, no aggregation`,
+        ref: `${ref}; ours = binlog catch-up of ${events} inserted rows through cdc into kinesalite, no aggregation`,
       },
       {
         name: 'capture_kinesis.aggregated_rows_per_s',
-        ours: Math.round(agg.rate),
+        ours: Math.round(median(aggRates)),
         reference: Math.round(refRate),
         unit: 'rows/s',
         ref: `${ref}; ours = the same catch-up with KPL aggregation`,

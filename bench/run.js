@@ -24,7 +24,10 @@ const TINY = {
   STREAMING_BENCH_ROWS: '2000',
   STREAMING_BENCH_RUNS: '1',
   SNAPSHOT_BENCH_ROWS: '2000',
+  SNAPSHOT_FLAT_ROWS: '2000',
   KAFKA_BENCH_ROWS: '300',
+  CAPTURE_KINESIS_BENCH_ROWS: '1000',
+  CAPTURE_KINESIS_BENCH_RUNS: '1',
 };
 // One temp folder for the whole run (servers' datadirs, binlogs, JVM files), removed at the end.
 const runTmp = mkdtempSync(join(tmpdir(), 'cdc-bench-run-'));

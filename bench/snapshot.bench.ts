@@ -4,6 +4,8 @@
  * 1 and 2 threads. Reference, same run and server: `mariadb --quick -e 'SELECT * ...' > /dev/null` (the raw
  * read ceiling of the text protocol). RSS is sampled during each run (its max is the memory figure). Second
  * reference, same run: Debezium's embedded engine snapshotting the same tables (bench/support/debezium-reference.ts).
+ * Flatness: the consistent snapshot's peak RSS over SNAPSHOT_FLAT_ROWS rows (default 1,000,000, ~150-byte rows, a
+ * database of its own) and again after the table grew to five times that: memory must not grow with the table.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync } from 'node:fs';
@@ -21,6 +23,35 @@ import { DEBEZIUM_REF, debeziumSnapshot } from './support/debezium-reference.js'
 /** Env SNAPSHOT_BENCH_ROWS: rows in all (default 1,000,000), split over the two tables. */
 const ROWS_PER_TABLE = Math.max(1, Math.floor(Number(process.env.SNAPSHOT_BENCH_ROWS ?? 1_000_000) / 2));
 const TABLES = ['t1', 't2'];
+/** Env SNAPSHOT_FLAT_ROWS: rows of the flatness table's first run (default 1,000,000); the second has 5x. */
+const FLAT_ROWS = Math.max(1, Math.floor(Number(process.env.SNAPSHOT_FLAT_ROWS ?? 1_000_000)));
+
+/** Grows `db`.flat (created when missing) to `rows` rows of ~150 bytes by doubling INSERT ... SELECTs. */
+async function growFlat(conn: mysql.Connection, db: string, rows: number): Promise<void> {
+  await conn.query('SET SESSION sql_log_bin = 0');
+  await conn.query(`CREATE TABLE IF NOT EXISTS \`${db}\`.flat (
+    id INT PRIMARY KEY, account BIGINT NOT NULL, amount DECIMAL(12,2) NOT NULL, created DATETIME(3) NOT NULL,
+    status VARCHAR(16) NOT NULL, title VARCHAR(100) NOT NULL) ENGINE=InnoDB`);
+  const [[{ n: have }]] = (await conn.query(`SELECT COUNT(*) AS n FROM \`${db}\`.flat`)) as unknown as [
+    [{ n: number }],
+  ];
+  let n = Number(have);
+  if (n === 0) {
+    await conn.query(
+      `INSERT INTO \`${db}\`.flat VALUES (1, 1000001, 12.34, '2024-01-02 03:04:05.678', 'active', REPEAT('t', 90))`,
+    );
+    n = 1;
+  }
+  while (n < rows) {
+    const take = Math.min(n, rows - n);
+    await conn.query(
+      `INSERT INTO \`${db}\`.flat SELECT id + ${n}, account + id, amount + id % 1000, created + INTERVAL id SECOND,
+         ELT(1 + id % 3, 'active', 'closed', 'pending'), CONCAT(LEFT(title, 80), LPAD(id, 10, '0'))
+       FROM \`${db}\`.flat WHERE id <= ${take}`,
+    );
+    n += take;
+  }
+}
 
 async function generate(conn: mysql.Connection, db: string): Promise<void> {
   await conn.query('SET SESSION sql_log_bin = 0');
@@ -105,7 +136,7 @@ export async function run(): Promise<Figure[]> {
         }),
     );
 
-    const capture = async (props: Record<string, string>): Promise<Run> => {
+    const capture = async (props: Record<string, string>, database = db): Promise<Run> => {
       const dir = mkdtempSync(join(tmpdir(), 'cdc-bench-'));
       const config = parseConfig({
         name: 'bench',
@@ -115,7 +146,7 @@ export async function run(): Promise<Figure[]> {
         'database.user': server.admin.user,
         'database.password': server.admin.password,
         'database.server.id': String(9000 + Math.floor(Math.random() * 900)),
-        'database.include.list': db,
+        'database.include.list': database,
         'database.ssl.mode': 'disabled',
         'sink.type': 'stdout',
         'offset.storage.file.filename': join(dir, 'offsets.json'),
@@ -159,6 +190,21 @@ export async function run(): Promise<Figure[]> {
     const consistent = await capture({ 'snapshot.mode': 'initial_only' });
     const chunked1 = await capture({ 'snapshot.chunked': 'true', 'snapshot.max.threads': '1' });
     const chunked2 = await capture({ 'snapshot.chunked': 'true', 'snapshot.max.threads': '2' });
+    // Flatness: the same consistent snapshot over FLAT_ROWS rows, then over five times as many.
+    const flatDb = await server.createDatabase('flat');
+    const flatConn = await server.connect();
+    const flat: Run[] = [];
+    try {
+      for (const rows of [FLAT_ROWS, 5 * FLAT_ROWS]) {
+        await growFlat(flatConn, flatDb, rows);
+        const r = await capture({ 'snapshot.mode': 'initial_only' }, flatDb);
+        if (r.rows !== rows) throw new Error(`flatness: ${r.rows} records of ${rows} rows`);
+        process.stderr.write(`flatness: ${rows} rows, peak RSS ${Math.round(r.peakRssMb)} MB\n`);
+        flat.push(r);
+      }
+    } finally {
+      await flatConn.end();
+    }
     const dbz = await debeziumSnapshot(
       server,
       TABLES.map((t) => `${db}.${t}`),
@@ -189,6 +235,14 @@ export async function run(): Promise<Figure[]> {
         lowerIsBetter: true,
       });
     }
+    figures.push({
+      name: 'snapshot.rss_flatness_5x_rows',
+      ours: Math.round(flat[1].peakRssMb),
+      reference: Math.round(flat[0].peakRssMb),
+      unit: 'MB',
+      ref: `peak RSS of the same consistent snapshot over ${FLAT_ROWS} rows; ours = over ${5 * FLAT_ROWS} rows of the same table (1.0 = flat)`,
+      lowerIsBetter: true,
+    });
     const dbzWhat = `${DEBEZIUM_REF}, same ${TABLES.length * ROWS_PER_TABLE} rows, first to last record`;
     figures.push(
       {

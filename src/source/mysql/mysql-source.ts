@@ -973,6 +973,8 @@ export class MySqlSource implements ChangeSource {
     let databases: DatabaseDef[] = [];
     let serverVariables: Record<string, string> = {};
     let heldSchemaEvent: SchemaHistoryEntry | null = null;
+    let progressTable: TableDef | null = null;
+    let progressId = '';
     const flushHeldSchemaEvent = async (marker: 'true' | 'last') => {
       const entry = heldSchemaEvent;
       heldSchemaEvent = null;
@@ -1070,7 +1072,12 @@ export class MySqlSource implements ChangeSource {
         onRow: async (table, row, marker, tsMs) => {
           await flushHeldSchemaEvent('true');
           this.stats.snapshotRows++;
-          this.progress.rows(`${table.database}.${table.name}`, 1);
+          // Rows arrive table by table: the progress id is built once per table, not per row.
+          if (table !== progressTable) {
+            progressTable = table;
+            progressId = `${table.database}.${table.name}`;
+          }
+          this.progress.rows(progressId, 1);
           if (this.stats.snapshotRows % 10_000 === 0)
             this.runway.duringSnapshot(
               this.stats.snapshotRows,

@@ -4,13 +4,12 @@
  * MariaDB's JSON is LONGTEXT (not result type 245) and stays verbatim, as its binlog carries the stored text.
  */
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { Connection } from 'mysql2/promise';
 import type { ColumnDef, TableDef } from '../../../src/model/table-def.js';
 import { MysqlJson, type Row } from '../../../src/model/values.js';
 import { compactJsonText, jsonBinaryToText } from '../../../src/source/mysql/binlog/json-binary.js';
 import { scanTable } from '../../../src/source/mysql/snapshot/table-scan.js';
+import { fakeTextProtocolConnection } from './text-protocol-fake.js';
 
 function col(name: string, position: number, dataType: string): ColumnDef {
   return {
@@ -34,27 +33,6 @@ function col(name: string, position: number, dataType: string): ColumnDef {
   };
 }
 
-/** A mysql2/promise-shaped connection whose query().stream() yields one result set with the given field types. */
-function fakeConnection(fields: Array<{ name: string; columnType: number }>, rows: Array<Array<string | Buffer>>) {
-  const query = () => ({
-    stream: () => {
-      let sent = false;
-      const s = new Readable({
-        objectMode: true,
-        read() {
-          if (sent) return;
-          sent = true;
-          s.emit('fields', fields);
-          for (const r of rows) s.push(r);
-          s.push(null);
-        },
-      });
-      return s;
-    },
-  });
-  return { connection: { query } } as unknown as Connection;
-}
-
 async function scanJson(columnType: number, text: string): Promise<string> {
   const table: TableDef = {
     database: 'd',
@@ -65,13 +43,13 @@ async function scanJson(columnType: number, text: string): Promise<string> {
     charset: null,
     comment: null,
   };
-  const conn = fakeConnection(
-    [
-      { name: 'id', columnType: 3 },
-      { name: 'doc', columnType },
+  const { conn } = fakeTextProtocolConnection({
+    fields: [
+      { name: 'id', columnType: 3, characterSet: 63 },
+      { name: 'doc', columnType, characterSet: 63 },
     ],
-    [['1', Buffer.from(text)]],
-  );
+    rows: [['1', Buffer.from(text)]],
+  });
   const out: Row[] = [];
   await scanTable(conn, table, 'SELECT id, doc FROM d.t', {
     highWaterMark: 16,

@@ -1,15 +1,15 @@
 /**
- * Streams one SELECT row by row over the text protocol and converts each row into the neutral `Row` in the
- * table's column order. Rows are pulled one at a time: while the consumer's promise is pending the stream buffer
- * fills to `highWaterMark` rows, then mysql2 pauses the socket and the server blocks on its write, so memory
- * stays bounded however large the table is.
+ * Streams one SELECT row by row over the text protocol (TextQueryCommand: the row packets' bytes, no mysql2 row
+ * objects) and converts each row into the neutral `Row` in the table's column order. Rows are handed over one at a
+ * time: while the consumer's promise is pending converted rows queue up to `highWaterMark`, then the connection
+ * stops reading its socket and the server blocks on its write, so memory stays bounded however large the table is.
  */
-import type { Connection as CallbackConnection } from 'mysql2';
 import type { Connection } from 'mysql2/promise';
 import type { ColumnDef, TableDef } from '../../../model/table-def.js';
 import type { Row } from '../../../model/values.js';
 import { describeSqlError, SnapshotError, sqlError } from './errors.js';
 import { quoteId, quoteTable } from './sql.js';
+import { cellDecoder, type QueryConnectionInternals, type ResultField, TextQueryCommand } from './text-query.js';
 import {
   MYSQL_TYPE_JSON,
   nativeJsonConverter,
@@ -60,10 +60,10 @@ export function defaultSelect(table: TableDef): string {
 const ER_TABLE_DEF_CHANGED = 1412;
 const YIELD_EVERY_MS = 10;
 
-/** The callback-API connection under a mysql2/promise one: only it offers query().stream() (not in the typings). */
-function callbackConnection(conn: Connection): CallbackConnection {
-  const inner = (conn as unknown as { connection?: CallbackConnection }).connection;
-  if (!inner || typeof inner.query !== 'function') {
+/** The callback-API connection under a mysql2/promise one: its internals run commands (not in the typings). */
+function connectionInternals(conn: Connection): QueryConnectionInternals {
+  const inner = (conn as unknown as { connection?: QueryConnectionInternals }).connection;
+  if (!inner || typeof inner.addCommand !== 'function' || typeof inner.pause !== 'function') {
     throw new SnapshotError('snapshot needs a mysql2/promise Connection (no underlying callback connection found)');
   }
   return inner;
@@ -77,11 +77,17 @@ export interface ScanStats {
   missingColumns: string[];
 }
 
-interface StreamField {
-  name: string;
-  string(): string | null;
-  buffer(): Buffer | null;
+/** How one result column becomes a cell of the Row. */
+interface Target {
+  pos: number;
+  conv: TextConverter;
+  /** Bytes (a copy, so a queued row does not pin the network buffer) or text. */
+  bytes: boolean;
+  decode: (buf: Buffer, start: number, end: number) => string;
 }
+
+/** Raised inside the packet handler by a value that does not convert; rethrown by the scan loop. */
+class RowConversionError extends Error {}
 
 export async function scanTable(
   conn: Connection,
@@ -89,57 +95,111 @@ export async function scanTable(
   sql: string,
   opts: { highWaterMark: number; signal?: AbortSignal; onRow: (row: Row) => Promise<void> },
 ): Promise<ScanStats> {
+  const internals = connectionInternals(conn);
   const byName = new Map(table.columns.map((c) => [c.name.toLowerCase(), c]));
   const bytes = new Set(table.columns.filter(wantsBytes).map((c) => c.name.toLowerCase()));
-  // typeCast runs per cell: decide per result column name once, not with a lower-casing per value.
-  const asBytes = new Map<string, boolean>();
-  const query = callbackConnection(conn).query({
-    sql,
-    rowsAsArray: true,
-    typeCast: (field: StreamField) => {
-      let b = asBytes.get(field.name);
-      if (b === undefined) {
-        b = bytes.has(field.name.toLowerCase());
-        asBytes.set(field.name, b);
+  const width = table.columns.length;
+  const highWaterMark = Math.max(1, opts.highWaterMark);
+
+  // Rows converted by the packet handler, waiting for the consumer (a FIFO with a moving head).
+  let queue: Row[] = [];
+  let head = 0;
+  let ended = false;
+  let failure: Error | null = null;
+  let paused = false;
+  /** Set once the scan stopped early: rows still arriving are dropped so the connection drains. */
+  let discard = false;
+  let wake: (() => void) | null = null;
+  const signal = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+
+  // Result column i → how it becomes a cell; built from the result's field list.
+  let targets: Array<Target | null> = [];
+  let missing: ColumnDef[] = [];
+  let decoded = 0;
+  const command = new TextQueryCommand(sql, {
+    onFields: (fields: ResultField[]) => {
+      const seen = new Set<string>();
+      targets = fields.map((f) => {
+        const col = byName.get(f.name.toLowerCase());
+        if (!col) return null;
+        seen.add(col.name);
+        const conv = f.columnType === MYSQL_TYPE_JSON ? nativeJsonConverter : textConverterFor(col);
+        return { pos: col.position, conv, bytes: bytes.has(f.name.toLowerCase()), decode: cellDecoder(f.characterSet) };
+      });
+      missing = table.columns.filter((c) => !seen.has(c.name));
+    },
+    onRow: (buf, cells) => {
+      if (discard || failure) return;
+      const row: Row = new Array(width);
+      try {
+        for (let i = 0; i < targets.length; i++) {
+          const t = targets[i];
+          if (t === null) continue;
+          const start = cells[2 * i];
+          let raw: RawValue;
+          if (start < 0) raw = null;
+          else if (t.bytes) raw = Buffer.from(buf.subarray(start, cells[2 * i + 1]));
+          else raw = t.decode(buf, start, cells[2 * i + 1]);
+          row[t.pos] = t.conv(raw);
+        }
+      } catch (err) {
+        failure = new RowConversionError((err as Error).message, { cause: err });
+        signal();
+        return;
       }
-      return b ? field.buffer() : field.string();
+      for (const c of missing) row[c.position] = null;
+      decoded++;
+      queue.push(row);
+      if (!paused && queue.length - head >= highWaterMark) {
+        // Stop reading the socket: the server blocks on its write until the consumer caught up.
+        paused = true;
+        internals.pause();
+      }
+      signal();
+    },
+    onEnd: () => {
+      ended = true;
+      signal();
+    },
+    onError: (err) => {
+      if (!failure) failure = err;
+      ended = true;
+      signal();
     },
   });
-  const stream = query.stream({ highWaterMark: opts.highWaterMark });
-
-  // Result column i → (table column position, converter); built from the result's field list.
-  let targets: Array<{ pos: number; conv: TextConverter } | null> = [];
-  let missing: ColumnDef[] = [];
-  stream.on('fields', (fields: Array<{ name: string; columnType?: number }>) => {
-    const seen = new Set<string>();
-    targets = fields.map((f) => {
-      const col = byName.get(f.name.toLowerCase());
-      if (!col) return null;
-      seen.add(col.name);
-      const conv = f.columnType === MYSQL_TYPE_JSON ? nativeJsonConverter : textConverterFor(col);
-      return { pos: col.position, conv };
-    });
-    missing = table.columns.filter((c) => !seen.has(c.name));
-  });
-  let decoded = 0;
-  stream.on('result', () => {
-    decoded++;
-  });
+  internals.addCommand(command);
 
   const stats: ScanStats = { rows: 0, peakBufferedRows: 0, missingColumns: [] };
   // Errors from the consumer (the emitter/sink) propagate untouched; only the read itself is wrapped.
   let inConsumer = false;
   let lastYield = performance.now();
   try {
-    for await (const raw of stream as AsyncIterable<RawValue[]>) {
+    for (;;) {
       if (opts.signal?.aborted) throw opts.signal.reason;
-      if (decoded - stats.rows > stats.peakBufferedRows) stats.peakBufferedRows = decoded - stats.rows;
-      const row: Row = new Array(table.columns.length);
-      for (let i = 0; i < raw.length; i++) {
-        const t = targets[i];
-        if (t) row[t.pos] = t.conv(raw[i]);
+      if (head === queue.length) {
+        // Rows read before a failure are still handed over, in order.
+        if (failure) throw failure;
+        if (ended) break;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        continue;
       }
-      for (const c of missing) row[c.position] = null;
+      if (decoded - stats.rows > stats.peakBufferedRows) stats.peakBufferedRows = decoded - stats.rows;
+      const row = queue[head];
+      queue[head++] = undefined as unknown as Row;
+      if (head > 1024 && head * 2 > queue.length) {
+        queue = queue.slice(head);
+        head = 0;
+      }
+      if (paused && queue.length - head <= highWaterMark >> 1) {
+        paused = false;
+        internals.resume();
+      }
       stats.rows++;
       // Buffered rows are consumed through microtasks only; yield now and then so timers (lease renewal,
       // heartbeats) and other sockets are served during long scans.
@@ -153,7 +213,18 @@ export async function scanTable(
     }
   } catch (err) {
     if (inConsumer || opts.signal?.aborted) throw err;
-    throw scanError(table, sql, err);
+    throw scanError(table, sql, err instanceof RowConversionError ? err.cause : err);
+  } finally {
+    if (!ended) {
+      // Stopped early: let the rest of the result drain into nothing so the connection stays usable.
+      discard = true;
+      queue = [];
+      head = 0;
+    }
+    if (paused) {
+      paused = false;
+      internals.resume();
+    }
   }
   stats.missingColumns = missing.map((c) => c.name);
   return stats;

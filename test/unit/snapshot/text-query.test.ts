@@ -1,0 +1,166 @@
+/**
+ * The snapshot's own text-protocol reader (TextQueryCommand under scanTable): cells cut from the row packets by
+ * their length prefixes (1-, 3- and 4-byte lengths, NULL), text decoded per column charset, bytes kept as bytes,
+ * rows in order under backpressure (the connection paused at highWaterMark and resumed), server errors mid-result
+ * and consumer errors.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ColumnDef, TableDef } from '../../../src/model/table-def.js';
+import { MysqlDateTime, type Row } from '../../../src/model/values.js';
+import { SnapshotError } from '../../../src/source/mysql/snapshot/errors.js';
+import { scanTable } from '../../../src/source/mysql/snapshot/table-scan.js';
+import { fakeTextProtocolConnection } from './text-protocol-fake.js';
+
+function col(name: string, position: number, dataType: string, extra: Partial<ColumnDef> = {}): ColumnDef {
+  return {
+    name,
+    position,
+    dataType,
+    columnType: dataType,
+    length: null,
+    scale: null,
+    unsigned: false,
+    nullable: true,
+    charset: null,
+    collation: null,
+    defaultValue: null,
+    hasDefault: false,
+    autoIncrement: false,
+    enumValues: null,
+    generated: false,
+    invisible: false,
+    comment: null,
+    ...extra,
+  };
+}
+
+const table: TableDef = {
+  database: 'd',
+  name: 't',
+  columns: [
+    col('id', 0, 'int'),
+    col('big', 1, 'bigint'),
+    col('name', 2, 'varchar', { charset: 'utf8mb4' }),
+    col('amount', 3, 'decimal'),
+    col('at', 4, 'datetime', { length: 3 }),
+    col('data', 5, 'blob'),
+    col('latin', 6, 'varchar', { charset: 'latin1' }),
+  ],
+  primaryKey: ['id'],
+  uniqueKeys: [],
+  charset: null,
+  comment: null,
+};
+
+const fields = [
+  { name: 'id', columnType: 3, characterSet: 63 },
+  { name: 'BIG', columnType: 8, characterSet: 63 },
+  { name: 'name', columnType: 253, characterSet: 224 },
+  { name: 'amount', columnType: 246, characterSet: 63 },
+  { name: 'at', columnType: 12, characterSet: 63 },
+  { name: 'data', columnType: 252, characterSet: 63 },
+  { name: 'latin', columnType: 253, characterSet: 8 },
+];
+
+async function scan(
+  reply: Parameters<typeof fakeTextProtocolConnection>[0],
+  opts: { highWaterMark?: number; onRow?: (r: Row) => Promise<void> } = {},
+) {
+  const fake = fakeTextProtocolConnection(reply);
+  const rows: Row[] = [];
+  const stats = await scanTable(fake.conn, table, 'SELECT * FROM d.t', {
+    highWaterMark: opts.highWaterMark ?? 16,
+    onRow:
+      opts.onRow ??
+      (async (r) => {
+        rows.push(r);
+      }),
+  });
+  return { rows, stats, fake };
+}
+
+describe('scanTable over the text protocol', () => {
+  it('cuts cells of every length prefix, decodes text per charset, keeps bytes and NULLs', async () => {
+    const long = `${'é'.repeat(150)}x`; // 301 bytes: a 3-byte length
+    const blob = Buffer.alloc(70_000, 7); // a 4-byte length
+    blob[0] = 0xff;
+    const { rows, stats, fake } = await scan({
+      fields,
+      rows: [
+        ['1', '9223372036854775807', 'émoji 😀', '-12.50', '2024-02-29 23:59:59.125', blob, Buffer.from([0xe9, 0x41])],
+        ['2', '-7', long, '0.00', '0000-00-00 00:00:00.000', Buffer.alloc(0), 'plain'],
+        ['3', null, null, null, null, null, null],
+      ],
+    });
+    assert.deepEqual(fake.queries, ['SELECT * FROM d.t']);
+    assert.equal(stats.rows, 3);
+    assert.deepEqual(stats.missingColumns, []);
+    const [a, b, c] = rows;
+    assert.equal(a[0], 1);
+    assert.equal(a[1], 9223372036854775807n);
+    assert.equal(a[2], 'émoji 😀');
+    assert.equal(a[3], '-12.50');
+    assert.deepEqual(a[4], new MysqlDateTime(2024, 2, 29, 23, 59, 59, 125000, 3));
+    assert.ok(Buffer.isBuffer(a[5]) && (a[5] as Buffer).equals(blob));
+    assert.equal(a[6], 'éA', 'latin1 text decoded as latin1, as mysql2 does');
+    assert.equal(b[1], -7);
+    assert.equal(b[2], long);
+    assert.ok(Buffer.isBuffer(b[5]) && (b[5] as Buffer).length === 0);
+    assert.deepEqual(c, [3, null, null, null, null, null, null]);
+  });
+
+  it('pauses the connection at highWaterMark and resumes it, rows in order', async () => {
+    const n = 40;
+    const reply = {
+      fields,
+      rows: Array.from({ length: n }, (_, i) => [String(i), '1', 'x', '1.00', null, null, null]),
+    };
+    const seen: number[] = [];
+    const { stats, fake } = await scan(reply, {
+      highWaterMark: 4,
+      onRow: async (r) => {
+        seen.push(r[0] as number);
+        await new Promise((resolve) => setImmediate(resolve));
+      },
+    });
+    assert.deepEqual(
+      seen,
+      Array.from({ length: n }, (_, i) => i),
+    );
+    assert.ok(fake.pauses >= 1, 'paused at least once');
+    assert.equal(fake.resumes, fake.pauses, 'every pause resumed');
+    assert.ok(stats.peakBufferedRows <= 4, `buffered ${stats.peakBufferedRows} rows`);
+  });
+
+  it('a server error mid-result fails the scan (retriable for a changed table), after the rows before it', async () => {
+    const reply = {
+      fields,
+      rows: Array.from({ length: 5 }, (_, i) => [String(i), '1', 'x', '1.00', null, null, null]),
+      errorAfterRows: 3,
+    };
+    const rows: Row[] = [];
+    await assert.rejects(
+      scanTable(fakeTextProtocolConnection(reply).conn, table, 'SELECT * FROM d.t', {
+        highWaterMark: 16,
+        onRow: async (r) => {
+          rows.push(r);
+        },
+      }),
+      (e: unknown) => e instanceof SnapshotError && e.retriable === true && /was altered/.test(e.message),
+    );
+    assert.equal(rows.length, 3);
+  });
+
+  it("a consumer's error propagates untouched; a value that does not convert fails as a read error", async () => {
+    const boom = new Error('sink down');
+    await assert.rejects(
+      scan({ fields, rows: [['1', '1', 'x', '1.00', null, null, null]] }, { onRow: async () => Promise.reject(boom) }),
+      (e: unknown) => e === boom,
+    );
+    await assert.rejects(
+      scan({ fields, rows: [['1', 'not a number at all', 'x', '1.00', null, null, null]] }),
+      (e: unknown) => e instanceof SnapshotError && /reading d\.t failed/.test(e.message),
+    );
+  });
+});
