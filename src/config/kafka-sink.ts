@@ -109,7 +109,7 @@ const KNOWN = [
 const MSK_HOST = /\.kafka(?:-serverless)?\.([a-z]{2}(?:-gov)?-[a-z]+-\d)\.amazonaws\.com(?:\.cn)?$/;
 
 /** Validates `sink.kafka.*`; throws one ConfigError listing every problem. */
-export function parseKafkaSinkConfig(sink: KafkaSinkConfig): KafkaSinkSettings {
+export function parseKafkaSinkConfig(sink: Omit<KafkaSinkConfig, 'claimCheck'>): KafkaSinkSettings {
   const problems: ConfigProblem[] = [];
   const props = sink.properties;
   const key = (k: string) => `sink.kafka.${k}`;

@@ -350,6 +350,16 @@ function build(
     file: ['sink.file.'],
     stdout: [],
   });
+  const claimCheckConfig = (): ClaimCheckConfig => {
+    r.url('sink.claim.check.endpoint');
+    return {
+      bucket: r.str('sink.claim.check.bucket') ?? '',
+      prefix: r.str('sink.claim.check.prefix') ?? 'cdc/claim-check/',
+      thresholdBytes: r.int('sink.claim.check.threshold.bytes'),
+      region: r.str('sink.claim.check.region') ?? awsRegion,
+      endpoint: r.str('sink.claim.check.endpoint') ?? awsEndpoint,
+    };
+  };
   let sink: SinkConfig;
   switch (sinkType) {
     case 'kinesis': {
@@ -382,20 +392,12 @@ function build(
       const maxRecordKib = r.int('sink.kinesis.max.record.size.kib');
       let claimCheck: ClaimCheckConfig | null = null;
       if (oversizeHandling === 'claim-check') {
-        const bucket = r.str('sink.claim.check.bucket');
-        if (bucket === null)
+        if (r.str('sink.claim.check.bucket') === null)
           r.missing(
             'sink.claim.check.bucket',
             'set sink.claim.check.bucket=<bucket> (sink.kinesis.oversize.handling=claim-check writes large values there).',
           );
-        r.url('sink.claim.check.endpoint');
-        claimCheck = {
-          bucket: bucket ?? '',
-          prefix: r.str('sink.claim.check.prefix') ?? 'cdc/claim-check/',
-          thresholdBytes: r.int('sink.claim.check.threshold.bytes'),
-          region: r.str('sink.claim.check.region') ?? awsRegion,
-          endpoint: r.str('sink.claim.check.endpoint') ?? awsEndpoint,
-        };
+        claimCheck = claimCheckConfig();
       }
       sink = {
         type: 'kinesis',
@@ -421,7 +423,9 @@ function build(
         const v = values.get(key) ?? '';
         properties[k] = isSecretKey(key) ? new Secret(v) : v;
       }
-      sink = { type: 'kafka', bootstrapServers: servers ?? [], properties };
+      // Kafka has no truncate mode: a claim-check bucket is the switch.
+      const claimCheck = r.str('sink.claim.check.bucket') === null ? null : claimCheckConfig();
+      sink = { type: 'kafka', bootstrapServers: servers ?? [], properties, claimCheck };
       break;
     }
     case 'file': {
@@ -434,7 +438,7 @@ function build(
       sink = { type: 'stdout' };
   }
 
-  if (!(sink.type === 'kinesis' && sink.claimCheck))
+  if (!((sink.type === 'kinesis' || sink.type === 'kafka') && sink.claimCheck))
     for (const key of values.keys())
       if (key.startsWith('sink.claim.check.'))
         r.add(

@@ -798,7 +798,9 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     type: 'string',
     group: 'sink',
     requiredNote: 'when sink.kinesis.oversize.handling=claim-check',
-    description: 'S3 bucket receiving the values of claim-checked records (written before the record is published).',
+    description:
+      'S3 bucket receiving the values of claim-checked records (written before the record is published). With ' +
+      '`sink.type=kafka` setting it turns the claim-check on for records over `sink.kafka.max.request.size`.',
   },
   {
     name: 'sink.claim.check.prefix',

@@ -247,6 +247,8 @@ export interface KafkaSinkConfig {
   readonly bootstrapServers: readonly string[];
   /** Every other `sink.kafka.*` key without the prefix; credential-like values are `Secret`s. */
   readonly properties: Readonly<Record<string, string | Secret>>;
+  /** Set when `sink.claim.check.bucket` is: records over max.request.size (or the threshold) go to S3. */
+  readonly claimCheck: ClaimCheckConfig | null;
 }
 
 export type SinkConfig =

@@ -7,7 +7,7 @@ import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { Logger } from '../common/logger.js';
 import { parseKafkaSinkConfig } from '../config/kafka-sink.js';
-import type { CdcConfig } from '../config/types.js';
+import type { CdcConfig, ClaimCheckConfig } from '../config/types.js';
 import { ClaimChecker } from '../sinks/claim-check/claim-checker.js';
 import { S3ClaimCheckStore } from '../sinks/claim-check/s3-store.js';
 import { FileSink, StdoutSink } from '../sinks/file/file-sink.js';
@@ -62,6 +62,14 @@ function awsClientConfig(region: string | null, endpoint: string | null) {
     ...(region ? { region } : {}),
     ...(endpoint ? { endpoint } : {}),
   };
+}
+
+function claimChecker(c: ClaimCheckConfig): ClaimChecker {
+  return new ClaimChecker({
+    store: new S3ClaimCheckStore({ clientConfig: awsClientConfig(c.region, c.endpoint) }),
+    bucket: c.bucket,
+    prefix: c.prefix,
+  });
 }
 
 export function buildComponents(
@@ -130,13 +138,7 @@ export function buildComponents(
         ...(s.maxRecordBytes !== null ? { maxRecordBytes: s.maxRecordBytes } : {}),
         ...(s.claimCheck
           ? {
-              claimCheck: new ClaimChecker({
-                store: new S3ClaimCheckStore({
-                  clientConfig: awsClientConfig(s.claimCheck.region, s.claimCheck.endpoint),
-                }),
-                bucket: s.claimCheck.bucket,
-                prefix: s.claimCheck.prefix,
-              }),
+              claimCheck: claimChecker(s.claimCheck),
               ...(s.claimCheck.thresholdBytes !== null
                 ? { claimCheckThresholdBytes: s.claimCheck.thresholdBytes }
                 : {}),
@@ -151,7 +153,18 @@ export function buildComponents(
       });
       break;
     case 'kafka':
-      sink = new KafkaSink({ settings: parseKafkaSinkConfig(s), logger: logger.child({ component: 'sink' }) });
+      sink = new KafkaSink({
+        settings: parseKafkaSinkConfig(s),
+        logger: logger.child({ component: 'sink' }),
+        ...(s.claimCheck
+          ? {
+              claimCheck: claimChecker(s.claimCheck),
+              ...(s.claimCheck.thresholdBytes !== null
+                ? { claimCheckThresholdBytes: s.claimCheck.thresholdBytes }
+                : {}),
+            }
+          : {}),
+      });
       break;
   }
   return { sink: overrides.wrapSink ? overrides.wrapSink(sink) : sink, offsetStore, schemaHistory, lease };

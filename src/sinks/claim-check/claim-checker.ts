@@ -29,6 +29,18 @@ export class ClaimChecker {
     this.options.store.close();
   }
 
+  /** `check` for the records `over` selects (a few uploads at a time); the others pass unchanged, order kept. */
+  async checkAll(records: readonly SinkRecord[], over: (r: SinkRecord) => boolean): Promise<SinkRecord[]> {
+    const out = [...records];
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < out.length; i = next++)
+        if (out[i].value !== null && over(out[i])) out[i] = await this.check(out[i]);
+    };
+    await Promise.all(Array.from({ length: Math.min(4, out.length) }, worker));
+    return out;
+  }
+
   /**
    * Upload the record's value and return the record to publish instead. Resolves only after S3 acknowledged the
    * object, so a pointer is never published before its payload is durable. A tombstone is returned unchanged.

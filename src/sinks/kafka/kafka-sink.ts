@@ -31,6 +31,7 @@ import { errorMessage, SinkError } from '../../common/errors.js';
 import { type Logger, silentLogger } from '../../common/logger.js';
 import type { KafkaSinkSettings } from '../../config/kafka-sink.js';
 import type { SinkRecord } from '../../model/sink-record.js';
+import type { ClaimChecker } from '../claim-check/claim-checker.js';
 import type { Sink } from '../sink.js';
 import { mskIamTokenProvider } from './msk-iam.js';
 
@@ -71,6 +72,10 @@ export interface KafkaSinkOptions {
   metadataMaxAgeMs?: number;
   /** Random source for backoff jitter (tests). @default Math.random */
   random?: () => number;
+  /** Values of records over max.request.size (or `claimCheckThresholdBytes`) go to S3 first (docs/large-records.md). */
+  claimCheck?: ClaimChecker;
+  /** @default max.request.size */
+  claimCheckThresholdBytes?: number;
 }
 
 export interface KafkaSinkStats {
@@ -148,8 +153,12 @@ export class KafkaSink implements Sink {
     }
   }
 
-  async send(records: SinkRecord[]): Promise<void> {
-    if (records.length === 0) return;
+  async send(batch: SinkRecord[]): Promise<void> {
+    if (batch.length === 0) return;
+    const cc = this.options.claimCheck;
+    const threshold = Math.min(this.s.maxRequestSize, this.options.claimCheckThresholdBytes ?? this.s.maxRequestSize);
+    // Uploads finish before anything of the batch is produced: a pointer never precedes its payload.
+    const records = cc ? await cc.checkAll(batch, (r) => recordBytes(r) > threshold) : batch;
     const producer = this.producer;
     if (!producer) throw new SinkError('kafka sink: send() before start()');
     const topics = [...new Set(records.map((r) => r.topic))];
@@ -202,6 +211,7 @@ export class KafkaSink implements Sink {
     const p = this.producer;
     this.producer = null;
     await p?.close();
+    this.options.claimCheck?.close();
   }
 
   // --- internals ------------------------------------------------------------------------------------------------
@@ -444,6 +454,13 @@ function findError(err: unknown, match: (e: Record<string, unknown>) => boolean,
   const nested = e.errors;
   if (Array.isArray(nested) && nested.some((n) => findError(n, match, depth + 1))) return true;
   return findError(e.cause, match, depth + 1);
+}
+
+/** Bytes of key, value and headers as the producer counts them against max.request.size (batch overhead aside). */
+function recordBytes(r: SinkRecord): number {
+  let n = (r.key === null ? 0 : Buffer.byteLength(r.key)) + (r.value === null ? 0 : Buffer.byteLength(r.value));
+  if (r.headers) for (const [k, v] of Object.entries(r.headers)) n += Buffer.byteLength(k) + Buffer.byteLength(v);
+  return n;
 }
 
 /** Whether a protocol error with this id (e.g. MESSAGE_TOO_LARGE) is anywhere in the error tree. */

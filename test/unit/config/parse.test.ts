@@ -495,6 +495,19 @@ describe('large records (sink.kinesis.max.record.size.kib, claim-check)', () => 
     for (const p of ['sink.claim.check.bucket', 'sink.kinesis.max.record.size.kib', 'sink.claim.check.endpoint'])
       assert.ok(props.includes(p), `${p} in ${props.join(', ')}`);
   });
+  it('with sink.type=kafka the bucket turns the claim-check on', () => {
+    const c = parseConfig({
+      ...MIN,
+      'sink.type': 'kafka',
+      'sink.kafka.bootstrap.servers': 'b1:9092',
+      'sink.claim.check.bucket': 'claims',
+      'sink.claim.check.region': 'us-west-2',
+    });
+    assert.ok(c.sink.type === 'kafka');
+    assert.equal(c.sink.claimCheck?.bucket, 'claims');
+    assert.equal(c.sink.claimCheck?.region, 'us-west-2');
+    assert.equal(c.sink.claimCheck?.thresholdBytes, null);
+  });
   it('claim-check properties without claim-check handling are reported as ignored', () => {
     assertProblem({ ...KINESIS, 'sink.claim.check.bucket': 'claims' }, 'sink.claim.check.bucket', /would be ignored/);
   });

@@ -13,6 +13,7 @@ import {
   type PutRecordsRequestEntry,
 } from '@aws-sdk/client-kinesis';
 import { SinkError } from '../../../src/common/errors.js';
+import { parseKafkaSinkConfig } from '../../../src/config/kafka-sink.js';
 import { recordSize, type SinkRecord } from '../../../src/model/sink-record.js';
 import { ClaimChecker } from '../../../src/sinks/claim-check/claim-checker.js';
 import {
@@ -25,6 +26,7 @@ import {
 } from '../../../src/sinks/claim-check/envelope.js';
 import { ClaimCheckResolver } from '../../../src/sinks/claim-check/resolver.js';
 import type { ClaimCheckStore } from '../../../src/sinks/claim-check/s3-store.js';
+import { type KafkaProducerLike, KafkaSink } from '../../../src/sinks/kafka/kafka-sink.js';
 import { KinesisSink } from '../../../src/sinks/kinesis/kinesis-sink.js';
 
 const MiB = 1024 * 1024;
@@ -277,5 +279,51 @@ describe('S3 claim-check', () => {
     );
     assert.throws(() => claimCheckPointerOf({ [CLAIM_CHECK_FIELD]: { bucket: 'b' } }), /malformed/);
     assert.equal(claimCheckPointerOf({ after: {} }), null);
+  });
+});
+
+describe('S3 claim-check on the Kafka sink', () => {
+  test('records over max.request.size are claim-checked before anything is produced; the rest pass unchanged', async () => {
+    const log: string[] = [];
+    const sent: { value: string | null; headers: Record<string, string> }[] = [];
+    const producer: KafkaProducerLike = {
+      async send(o) {
+        log.push(`produce ${o.messages.length}`);
+        for (const m of o.messages) {
+          const headers: Record<string, string> = {};
+          for (const [k, v] of (m.headers as Map<Buffer, Buffer> | undefined) ?? [])
+            headers[k.toString()] = v.toString();
+          sent.push({ value: m.value === null || m.value === undefined ? null : String(m.value), headers });
+        }
+        return {};
+      },
+      async metadata({ topics }) {
+        return { topics: new Map(topics.map((t) => [t, { partitionsCount: 1 }])) };
+      },
+      async initIdempotentProducer() {
+        return {} as never;
+      },
+      async close() {},
+    };
+    const store = new MemoryStore(log);
+    const settings = parseKafkaSinkConfig({ type: 'kafka', bootstrapServers: ['k:9092'], properties: {} });
+    const sink = new KafkaSink({
+      settings,
+      createProducer: () => producer,
+      claimCheck: new ClaimChecker({ store, bucket: 'kafka-claims' }),
+    });
+    await sink.start();
+    const big = record(1, 2 * MiB);
+    await sink.send([record(0, 10), big, record(2, 10)]);
+    assert.equal(log[0].startsWith('s3 '), true, 'the upload comes first');
+    assert.equal(log.at(-1)?.startsWith('produce'), true);
+    assert.equal(sent.length, 3);
+    const pointerValue = JSON.parse(sent[1].value!);
+    assert.equal(pointerValue.after, null);
+    const pointer = claimCheckPointerOf(pointerValue)!;
+    assert.deepEqual(JSON.parse(sent[1].headers[CLAIM_CHECK_HEADER]), pointer);
+    assert.equal(await new ClaimCheckResolver(store).valueText(pointer), big.value);
+    assert.equal(JSON.parse(sent[0].value!).after.id, 0);
+    await sink.close();
   });
 });

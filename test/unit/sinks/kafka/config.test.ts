@@ -7,7 +7,7 @@ import { parseKafkaSinkConfig, regionFromHosts } from '../../../../src/config/ka
 import type { KafkaSinkConfig } from '../../../../src/config/types.js';
 
 function sink(properties: Record<string, string | Secret>, servers = ['b-1.kafka:9092']): KafkaSinkConfig {
-  return { type: 'kafka', bootstrapServers: servers, properties };
+  return { type: 'kafka', bootstrapServers: servers, properties, claimCheck: null };
 }
 
 function problems(properties: Record<string, string | Secret>, servers?: string[]): string[] {
