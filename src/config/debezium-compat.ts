@@ -149,11 +149,6 @@ export const DEBEZIUM_COMPAT_PROPERTIES: readonly PropertyDef[] = [
   ignore('signal.emit.failure.max.retries', SIGNALS),
   ignorePattern('signal.kafka.<option>', /^signal\.kafka\..+$/, SIGNALS),
   ignorePattern('signal.consumer.<option>', /^signal\.consumer\..+$/, SIGNALS),
-  ignorePattern(
-    'notification.<option>',
-    /^notification\..+$/,
-    'Debezium notification channels (sink/log/JMX) are not implemented.',
-  ),
   // --- observability and Java internals
   ignore('custom.metric.tags', JMX),
   ignore('statistics.metrics.enabled', JMX),

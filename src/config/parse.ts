@@ -19,6 +19,7 @@ import type {
   ColumnsConfig,
   DynamoDbTableConfig,
   LeaseConfig,
+  NotificationsConfig,
   Operation,
   SignalChannelName,
   SignalsConfig,
@@ -593,11 +594,53 @@ function build(
     aws: { region: awsRegion, endpoint: awsEndpoint },
     transforms: readTransforms(r, values),
     metrics: { emfEnabled: r.bool('metrics.emf.enabled'), httpPort: r.int('metrics.http.port') },
+    notifications: readNotifications(r, awsRegion, awsEndpoint),
     log: { level: r.enum('log.level'), format: r.enum('log.format') },
     raw: redactRaw(values),
     warnings,
   };
   return deepFreeze(config);
+}
+
+function readNotifications(r: Reader, awsRegion: string | null, awsEndpoint: string | null): NotificationsConfig {
+  const channels = [
+    ...new Set(r.list('notification.enabled.channels') ?? []),
+  ] as NotificationsConfig['channels'][number][];
+  const sinkTopic = r.str('notification.sink.topic.name');
+  if (channels.includes('sink') && !sinkTopic)
+    r.missing(
+      'notification.sink.topic.name',
+      'set notification.sink.topic.name=<topic> (needed because notification.enabled.channels includes sink).',
+    );
+  const streamName = r.str('notification.kinesis.stream.name');
+  if (channels.includes('kinesis') && !streamName)
+    r.missing(
+      'notification.kinesis.stream.name',
+      'set notification.kinesis.stream.name=<stream> (needed because notification.enabled.channels includes kinesis).',
+    );
+  r.url('notification.kinesis.endpoint');
+  for (const [key, channel] of [
+    ['notification.sink.topic.name', 'sink'],
+    ['notification.kinesis.stream.name', 'kinesis'],
+  ] as const)
+    if (r.isSet(key) && !channels.includes(channel))
+      r.add(
+        key,
+        `has no effect: notification.enabled.channels does not include ${channel}.`,
+        `add ${channel} to notification.enabled.channels, or remove ${key}.`,
+      );
+  return {
+    channels,
+    sinkTopic: channels.includes('sink') ? sinkTopic : null,
+    kinesis:
+      channels.includes('kinesis') && streamName
+        ? {
+            streamName,
+            region: r.str('notification.kinesis.region') ?? awsRegion,
+            endpoint: r.str('notification.kinesis.endpoint') ?? awsEndpoint,
+          }
+        : null,
+  };
 }
 
 function readTransforms(r: Reader, values: Map<string, string>): TransformConfig[] {

@@ -924,6 +924,44 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     group: 'transforms',
     description: 'Transform `type` (class) and options, handed to the transforms module.',
   },
+  // --- notifications (Debezium's notification channels; docs/notifications.md)
+  {
+    name: 'notification.enabled.channels',
+    type: 'list',
+    group: 'observability',
+    allowed: ['log', 'sink', 'kinesis'],
+    defaultNote: 'none',
+    description:
+      "Where snapshot notifications go (Debezium's names; JMX has no counterpart): log, sink (notification.sink.topic.name through the capture's sink), kinesis (ours: notification.kinesis.stream.name).",
+  },
+  {
+    name: 'notification.sink.topic.name',
+    type: 'string',
+    group: 'observability',
+    requiredNote: 'when notification.enabled.channels includes sink',
+    description: "Topic of the notification records on the capture's sink (a Kinesis sink routes it like any topic).",
+  },
+  {
+    name: 'notification.kinesis.stream.name',
+    type: 'string',
+    group: 'observability',
+    requiredNote: 'when notification.enabled.channels includes kinesis',
+    description: 'Kinesis stream the kinesis channel writes one record per notification to (partition key: its id).',
+  },
+  {
+    name: 'notification.kinesis.region',
+    type: 'string',
+    group: 'observability',
+    defaultNote: '`aws.region`',
+    description: 'Region of the notification stream.',
+  },
+  {
+    name: 'notification.kinesis.endpoint',
+    type: 'string',
+    group: 'observability',
+    defaultNote: '`aws.endpoint`',
+    description: 'Endpoint override of the notification stream (e.g. a local stand-in).',
+  },
   // --- observability
   bool('metrics.emf.enabled', 'observability', false, 'Write CloudWatch Embedded Metric Format lines.'),
   {

@@ -41,6 +41,7 @@ export interface CdcConfig {
   /** In `transforms` order. Options are unvalidated here; the transforms module checks them. */
   readonly transforms: readonly TransformConfig[];
   readonly metrics: { readonly emfEnabled: boolean; readonly httpPort: number | null };
+  readonly notifications: NotificationsConfig;
   readonly log: { readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly format: 'auto' | 'json' | 'pretty' };
   /** Canonical key → value as merged from all sources (aliases renamed), secrets replaced by `***`. */
   readonly raw: Readonly<Record<string, string>>;
@@ -49,6 +50,19 @@ export interface CdcConfig {
    * accepted and ignored (one entry listing each key and why), and deprecated Debezium names that were renamed.
    */
   readonly warnings: readonly string[];
+}
+
+/** Debezium's notification channels (notification.*); empty `channels` = off. */
+export interface NotificationsConfig {
+  readonly channels: readonly ('log' | 'sink' | 'kinesis')[];
+  /** notification.sink.topic.name, set when `channels` includes sink. */
+  readonly sinkTopic: string | null;
+  /** The kinesis channel's stream, set when `channels` includes kinesis. */
+  readonly kinesis: {
+    readonly streamName: string;
+    readonly region: string | null;
+    readonly endpoint: string | null;
+  } | null;
 }
 
 export type SslMode = 'disabled' | 'preferred' | 'required' | 'verify_ca' | 'verify_identity';

@@ -45,6 +45,7 @@ export interface CdcCaptureServiceProps
     | 'cluster'
     | 'logRetention'
     | 'metricsPort'
+    | 'notificationStream'
   > {
   readonly connectorName: string;
   readonly topicPrefix: string;
@@ -147,6 +148,10 @@ export class CdcCaptureService implements PipelinePart {
       );
     grantCapture(this.taskDefinition.taskRole, db, props.stream, props.tables);
     props.claimCheck?.grantWrite(this.taskDefinition.taskRole);
+    if (props.notificationStream) {
+      props.notificationStream.grant(this.taskDefinition.taskRole, 'kinesis:PutRecord');
+      props.notificationStream.encryptionKey?.grant(this.taskDefinition.taskRole, 'kms:GenerateDataKey');
+    }
   }
 
   /** ECS running task count (Container Insights). */
@@ -193,6 +198,14 @@ export class CdcCaptureService implements PipelinePart {
     p['log.format'] = 'json';
     p['aws.region'] = Stack.of(this.scope).region;
     if (props.claimCheck) Object.assign(p, props.claimCheck.connectorProperties());
+    if (props.notificationStream) {
+      const channels = (p['notification.enabled.channels'] ?? 'log')
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean);
+      p['notification.enabled.channels'] = [...new Set([...channels, 'kinesis'])].join(',');
+      p['notification.kinesis.stream.name'] = props.notificationStream.streamName;
+    }
     // The task reads the secret itself (not as ECS secrets) so it can read it again after a rotation: on an
     // access-denied error it re-reads the secret once and reconnects, without a restart.
     if (db.iamAuth) {

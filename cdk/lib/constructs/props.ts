@@ -204,6 +204,13 @@ export interface CdcPipelineProps {
   /** @default - a new on-demand stream */
   readonly stream?: CdcStreamProps;
   /**
+   * A stream for Debezium's snapshot notifications (docs/notifications.md): the task's `kinesis` notification
+   * channel writes to it (added to `notification.enabled.channels`, with `log` when none is set) and may
+   * `PutRecord` on it (and use its key).
+   * @default - no notification stream
+   */
+  readonly notificationStream?: kinesis.IStream;
+  /**
    * Output of the transform router (`CDC_OUTPUT_STREAM`), same settings model as `stream`. Ignored without a
    * transform router.
    * @default - a new on-demand stream

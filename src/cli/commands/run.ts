@@ -9,6 +9,7 @@ import type { MetricsSource } from '../../metrics/collector.js';
 import { startMetrics } from '../../metrics/index.js';
 import type { ChangeSource } from '../../model/change-source.js';
 import type { SinkRecord } from '../../model/sink-record.js';
+import { createNotificationService, type NotificationService } from '../../notifications/index.js';
 import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
 import { MySqlSource } from '../../source/mysql/mysql-source.js';
 import { VitessSource } from '../../source/vitess/vitess-source.js';
@@ -50,7 +51,8 @@ export function startCapture(
   // Built first so a bad transforms.* configuration fails at start-up, before anything connects.
   const chain = buildChain(config.transforms);
   const components = buildComponents(config, logger, opts.stdout, opts.overrides);
-  const source = createSource(config, components, logger);
+  const notifications = createNotificationService(config, logger);
+  const source = createSource(config, components, logger, notifications);
   const task = new CaptureTask({
     source,
     sink: components.sink,
@@ -71,6 +73,7 @@ export function startCapture(
     .finally(async () => {
       await components.offsetStore.close().catch(() => {});
       await components.schemaHistory.close().catch(() => {});
+      await notifications?.close().catch(() => {});
     });
   return { task, source, done, stop: () => abort.abort() };
 }
@@ -79,7 +82,12 @@ export function startCapture(
  * The source seam: the engine only sees a ChangeSource; `connector.class` picks the implementation (the Vitess
  * source keeps no schema history: VStream describes every table in its FIELD events).
  */
-function createSource(config: CdcConfig, components: Components, logger: Logger): ChangeSource & MetricsSource {
+function createSource(
+  config: CdcConfig,
+  components: Components,
+  logger: Logger,
+  notifications: NotificationService | null,
+): ChangeSource & MetricsSource {
   const sourceLogger = logger.child({ component: 'source' });
   if (config.vitess) return new VitessSource({ config, logger: sourceLogger });
   return new MySqlSource({
@@ -87,6 +95,7 @@ function createSource(config: CdcConfig, components: Components, logger: Logger)
     history: components.schemaHistory,
     connect: createConnectionFactory({ config, logger }),
     logger: sourceLogger,
+    notifications,
   });
 }
 

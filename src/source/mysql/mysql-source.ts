@@ -12,6 +12,11 @@ import type { ChangeSource, SourceContext } from '../../model/change-source.js';
 import type { SourceOffset } from '../../model/source-offset.js';
 import type { DatabaseDef, TableDef } from '../../model/table-def.js';
 import {
+  IncrementalSnapshotNotifications,
+  InitialSnapshotNotifications,
+  type NotificationService,
+} from '../../notifications/index.js';
+import {
   createSignalChannels,
   parseSignal,
   type SignalChannel,
@@ -51,6 +56,8 @@ export interface MySqlSourceOptions {
   /** A new promise-API connection to the source database (queries, snapshot). */
   connect(): Promise<PromiseConnection>;
   logger: Logger;
+  /** Debezium's notification channels (notification.enabled.channels); absent = off. */
+  notifications?: NotificationService | null;
 }
 
 /** Live counters for metrics and the demo's view. */
@@ -156,7 +163,12 @@ export class MySqlSource implements ChangeSource {
       RetentionRunwaySeconds: { enumerable: true, get: () => this.runway.seconds },
     });
     this.runway = new CaptureRunway({ connect: options.connect, logger: options.logger });
+    this.initialNotes = options.notifications
+      ? new InitialSnapshotNotifications(options.notifications, { connectorName: options.config.topicPrefix })
+      : null;
   }
+
+  private readonly initialNotes: InitialSnapshotNotifications | null;
 
   msSinceLastEvent(): number {
     return Date.now() - this.lastEventAt;
@@ -192,6 +204,7 @@ export class MySqlSource implements ChangeSource {
     this.runwayFile = () => (this.stats.phase === 'stopped' ? null : storedFile);
     this.runway.start(() => this.runwayFile());
     void this.runway.measure();
+    await this.options.notifications?.sinkChannel()?.attach((record) => ctx.emit({ record, offset: null }));
     if (ctx.offset?.server_identity !== undefined && ctx.offset.server_identity !== identity.key) {
       // Another server's binlog: its file names and positions are not comparable with the stored ones.
       this.generation++;
@@ -286,6 +299,7 @@ export class MySqlSource implements ChangeSource {
         this.snap.aborted = true;
         this.snap.running = false;
         this.runway.stop();
+        this.initialNotes?.aborted();
         throw err;
       });
       offset = result;
@@ -296,6 +310,7 @@ export class MySqlSource implements ChangeSource {
         return;
       }
     } else {
+      this.initialNotes?.skipped();
       if (entries.length === 0 || offset === null) {
         // snapshot.mode=never on first start, or history lost: take the schema as it is now.
         logger.warn('no schema history: reading the current schema from the server', { mode });
@@ -534,7 +549,7 @@ export class MySqlSource implements ChangeSource {
     const { kind, tables } = parsed.request;
     logger.info('execute-snapshot signal received', { id: signal.id, channel: signal.channel, kind, tables });
     if (kind === 'incremental') {
-      this.chunked?.request([...tables], 'incremental');
+      this.chunked?.request([...tables], 'incremental', signal.id);
       return;
     }
     this.blockingQueue.push({ id: signal.id, tables });
@@ -626,6 +641,9 @@ export class MySqlSource implements ChangeSource {
         onSignal: (s) => void this.handleSignal(s),
         tableFilter: this.filter,
         progress: this.progress,
+        notifications: this.options.notifications
+          ? new IncrementalSnapshotNotifications(this.options.notifications, { connectorName: config.topicPrefix })
+          : null,
         onActivity: () => {
           this.lastEventAt = Date.now();
           this.stats.snapshotRows = this.progress.rowsScanned;
@@ -998,6 +1016,9 @@ export class MySqlSource implements ChangeSource {
     });
     this.snap.running = true;
     this.snap.startedAt = Date.now();
+    this.initialNotes?.started();
+    let capturedTables: string[] = [];
+    let dataTables: string[] = [];
     const result = await runConsistentSnapshot({
       connect: this.options.connect,
       tableFilter: this.filter,
@@ -1060,6 +1081,8 @@ export class MySqlSource implements ChangeSource {
           this.stats.snapshotTables = tables.length;
           const withData = includeData ? tables.filter(snapPlan.includeTableData) : [];
           this.snap.total = withData.length;
+          capturedTables = tables.map((t) => `${t.database}.${t.name}`);
+          dataTables = withData.map((t) => `${t.database}.${t.name}`);
           for (const t of tables) {
             if (chunked && t.primaryKey.length > 0 && snapPlan.included(t))
               chunkPlan[`${t.database}.${t.name}`] = { after: null, rows: 0, chunks: 0, kind: 'initial' };
@@ -1087,6 +1110,9 @@ export class MySqlSource implements ChangeSource {
           const out = records.forTable(table).read(row, source(marker, tsMs));
           for (const record of out) await ctx.emit({ record, offset: null });
         },
+        onTableScanStart: (table) => this.initialNotes?.tableInProgress(`${table.database}.${table.name}`, dataTables),
+        onTableScanned: (table, rows) =>
+          this.initialNotes?.tableCompleted(`${table.database}.${table.name}`, rows, capturedTables, 'SUCCEEDED'),
         onTableDone: async (table) => {
           this.stats.snapshotTablesCompleted++;
           this.snap.done++;
@@ -1111,6 +1137,9 @@ export class MySqlSource implements ChangeSource {
     } else {
       logger.info('chunked snapshot planned; chunks are read while streaming', { tables: Object.keys(chunkPlan) });
     }
+    this.initialNotes?.completed();
+    // Notification records (sink channel) are queued before the checkpoint that ends the snapshot.
+    await this.options.notifications?.flush();
     // Committed as soon as it is delivered: a restart right after the snapshot must not take it again.
     await ctx.emit({ record: null, offset: done, flush: true });
     logger.info('snapshot completed', { rows: result.totalRows, ms: result.durationMs, lock: result.lockMode });

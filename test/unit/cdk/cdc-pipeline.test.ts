@@ -446,6 +446,44 @@ describe('IAM', () => {
     assert.match(byAction.get('dynamodb:Query')!, /CdcSchemaHistoryTable/);
   });
 
+  test('notificationStream: the kinesis notification channel is configured and may PutRecord on that stream only', () => {
+    const s = newStack();
+    const notes = new kinesis.Stream(s.stack, 'Notes', { encryption: kinesis.StreamEncryption.MANAGED });
+    new CdcPipeline(s.stack, 'P', {
+      vpc: s.vpc,
+      database: { host: 'h', secret: s.secret },
+      image: ecs.ContainerImage.fromRegistry('x'),
+      properties: { 'notification.enabled.channels': 'log,sink', 'notification.sink.topic.name': 'cdc.notes' },
+      notificationStream: notes,
+      transformRouter: false,
+      materializer: false,
+      alarms: false,
+      dashboard: false,
+    });
+    const t = Template.fromStack(s.stack);
+    const res = t.toJSON().Resources as Record<string, Resource>;
+    const [td] = Object.values(res).filter((r) => r.Type === 'AWS::ECS::TaskDefinition');
+    const [c] = td!.Properties.ContainerDefinitions as Json[];
+    const vars: Record<string, string> = {};
+    for (const { Name, Value } of c!.Environment as Array<{ Name: string; Value: unknown }>)
+      vars[Name] = typeof Value === 'string' ? Value : `resolved-${Name.toLowerCase().replace(/_/g, '-')}`;
+    const config = loadConfig({ env: vars });
+    assert.deepEqual(config.notifications.channels, ['log', 'sink', 'kinesis']);
+    assert.equal(config.notifications.sinkTopic, 'cdc.notes');
+    assert.ok(config.notifications.kinesis?.streamName);
+    const notesId = Object.keys(res).find((k) => /^Notes[0-9A-F]{8}$/.test(k))!;
+    const grants = Object.values(res)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .flatMap(
+        (r) => (r.Properties.PolicyDocument as { Statement: Array<{ Action: unknown; Resource: unknown }> }).Statement,
+      )
+      .filter((st) => JSON.stringify(st.Resource).includes(notesId));
+    assert.deepEqual(
+      grants.map((st) => st.Action),
+      ['kinesis:PutRecord'],
+    );
+  });
+
   test('only the database secret is readable, by any role', () => {
     const secretStatements = policies()
       .flatMap((p) => p.statements)

@@ -112,16 +112,18 @@ describe('Kafka Connect connector registration JSON', () => {
       'database.jdbc.driver',
       'driver.useSSL',
       'snapshot.new.tables',
-      'notification.enabled.channels',
       'converters',
       'schema.history.internal.producer.sasl.jaas.config',
     ])
       assert.match(ignored, new RegExp(`^  ${key.replace(/\./g, '\\.')}: \\S`, 'm'), key);
+    // Debezium's notification channels are implemented (docs/notifications.md).
+    assert.deepEqual(c.notifications.channels, ['log']);
     for (const key of [
       'value.converter.schemas.enable',
       'key.converter.schemas.enable',
       'errors.max.retries',
       'signal.enabled.channels',
+      'notification.enabled.channels',
     ])
       assert.doesNotMatch(ignored, new RegExp(`^  ${key.replace(/\./g, '\\.')}:`, 'm'), `${key} is supported`);
     assert.doesNotMatch(ignored, /secret-jaas|SASL_SSL/);

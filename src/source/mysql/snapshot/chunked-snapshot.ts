@@ -22,10 +22,12 @@ import type { QueueItem } from '../../../model/queue-item.js';
 import type { SourceOffset } from '../../../model/source-offset.js';
 import type { TableDef } from '../../../model/table-def.js';
 import type { CellValue, Row } from '../../../model/values.js';
+import type { IncrementalSnapshotNotifications } from '../../../notifications/notification.js';
 import type { SignalRecord } from '../../../signals/signal.js';
 import type { BinlogEvent } from '../binlog/events.js';
 import type { RecordFactory, SourceInfo } from '../streaming/ports.js';
 import { describeSqlError } from './errors.js';
+import { IncrementalNotes } from './incremental-notes.js';
 import type { SnapshotProgress } from './progress.js';
 import { detectServer, type ServerInfo, serverTimeMs } from './server.js';
 import { quoteId } from './sql.js';
@@ -185,6 +187,8 @@ export interface ChunkedSnapshotOptions {
   /** Called whenever rows are emitted (idle detection). */
   onActivity?(): void;
   signal: AbortSignal;
+  /** Debezium's incremental snapshot notifications (notification.enabled.channels); absent = off. */
+  notifications?: IncrementalSnapshotNotifications | null;
 }
 
 /**
@@ -208,6 +212,7 @@ export class ChunkedSnapshotRunner {
   private readonly log: Logger;
   private idleWaiters: Array<() => void> = [];
   failure: unknown = null;
+  private readonly notes: IncrementalNotes | null;
   /** Counters for MySqlSource.stats. */
   readonly counters = { rowsScanned: 0, rowsEmitted: 0, chunks: 0, tablesDone: 0, tablesTotal: 0, aborted: false };
 
@@ -216,6 +221,7 @@ export class ChunkedSnapshotRunner {
     resume: Record<string, ChunkTableState>,
   ) {
     this.log = opts.logger.child({ component: 'chunked-snapshot' });
+    this.notes = opts.notifications ? new IncrementalNotes(opts.notifications) : null;
     this.streamPos = { ...opts.streamStart };
     this.streamGtids = opts.streamStartGtids;
     const ids = Object.keys(resume);
@@ -246,7 +252,7 @@ export class ChunkedSnapshotRunner {
   }
 
   /** Request tables (`db.table`) to be snapshotted in chunks. Already pending tables are left as they are. */
-  request(ids: string[], kind: ChunkTableState['kind']): string[] {
+  request(ids: string[], kind: ChunkTableState['kind'], correlationId?: string | null): string[] {
     const added: string[] = [];
     for (const id of ids) {
       if (this.state.has(id)) continue;
@@ -272,6 +278,7 @@ export class ChunkedSnapshotRunner {
     }
     if (added.length > 0) {
       this.log.info('chunked snapshot requested', { tables: added, kind });
+      if (kind === 'incremental') this.notes?.requested(added, correlationId);
       this.refreshView();
       this.enqueue(added);
     }
@@ -442,6 +449,8 @@ export class ChunkedSnapshotRunner {
       resumeAfter: st.after,
       chunkSize: this.opts.chunkSize,
     });
+    const startDef = this.opts.tableDef(db, table);
+    if (this.notes && startDef) await this.notes.tableStarted(conn, id, startDef);
     const t0 = performance.now();
     for (;;) {
       if (this.opts.signal.aborted) return;
@@ -451,6 +460,7 @@ export class ChunkedSnapshotRunner {
           table: id,
         });
         await this.exclusive(async () => this.tableDone(id));
+        this.notes?.tableEnded(id, st.rows, 'UNKNOWN_SCHEMA');
         return;
       }
       const w = await this.readChunk(conn, id, def, st.after);
@@ -591,6 +601,7 @@ export class ChunkedSnapshotRunner {
       lw: w.lw,
       hw: w.hw?.text,
     });
+    this.notes?.chunkEmitted(w.id, w.selected, st.after, st.rows, done);
     if (done) this.tableDone(w.id);
     else this.refreshView();
     await this.opts.emit({ record: null, offset: this.decorate(this.opts.checkpoint()) });

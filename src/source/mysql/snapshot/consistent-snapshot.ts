@@ -73,6 +73,9 @@ export interface SnapshotEmitter {
    */
   onRow(table: TableDef, row: Row, marker: SnapshotMarker, tsMs: number): Promise<void>;
   onTableDone?(table: TableDef, rows: number): Promise<void>;
+  /** A table's scan starts / ended (not deferred like onTableDone, which waits for the table's held last row). */
+  onTableScanStart?(table: TableDef): void;
+  onTableScanned?(table: TableDef, rows: number): void;
 }
 
 export interface SnapshotResult {
@@ -239,6 +242,7 @@ export async function runConsistentSnapshot(opts: SnapshotOptions): Promise<Snap
         const def = defs.byId.get(tableId(t.db, t.table))!;
         const sql = opts.selectOverrides?.get(tableId(t.db, t.table)) ?? defaultSelect(def);
         const t0 = performance.now();
+        opts.emitter.onTableScanStart?.(def);
         sequencer.beginTable(def, await serverTimeMs(scan));
         const stats = await scanTable(scan, def, sql, {
           highWaterMark: opts.fetchSize ?? DEFAULT_FETCH_SIZE,
@@ -251,6 +255,7 @@ export async function runConsistentSnapshot(opts: SnapshotOptions): Promise<Snap
             columns: stats.missingColumns,
           });
         }
+        opts.emitter.onTableScanned?.(def, stats.rows);
         await sequencer.endTable();
         rows[tableId(t.db, t.table)] = stats.rows;
         totalRows += stats.rows;
