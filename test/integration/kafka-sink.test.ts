@@ -19,9 +19,14 @@ import { Secret } from '../../src/common/secret.js';
 import { parseConfig } from '../../src/config/index.js';
 import { parseKafkaSinkConfig } from '../../src/config/kafka-sink.js';
 import type { SinkRecord } from '../../src/model/sink-record.js';
+import { ClaimChecker } from '../../src/sinks/claim-check/claim-checker.js';
+import { CLAIM_CHECK_HEADER, claimCheckPointerOf } from '../../src/sinks/claim-check/envelope.js';
+import { ClaimCheckResolver } from '../../src/sinks/claim-check/resolver.js';
+import { S3ClaimCheckStore } from '../../src/sinks/claim-check/s3-store.js';
 import { KafkaSink, type KafkaSinkOptions } from '../../src/sinks/kafka/kafka-sink.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import { type ConsumedRecord, type KafkaBroker, startKafkaBroker } from '../harness/kafka.js';
+import { startS3StandIn } from '../harness/large-records.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
 import { spawnCapture, waitFor } from './support/child-capture.js';
 
@@ -373,4 +378,43 @@ test('kill -9 of a capture child mid-stream, then restart: nothing lost', async 
   assert.deepEqual(rebuild(events), await tableState(server, name));
   assertPerKeyOrder(events, true);
   assert.equal(new Set(events.filter((e) => e.value?.op === 'c').map((e) => e.key.id)).size, 5000);
+});
+
+test('records over max.request.size go to S3 first (claim-check) and reach the broker as pointers; resolved byte-equal', async () => {
+  const topic = 'large-claims';
+  await kafka().createTopic(topic);
+  const s3 = await startS3StandIn();
+  try {
+    await s3.createBucket('kafka-claims');
+    const store = new S3ClaimCheckStore({ client: s3.client() });
+    const big = JSON.stringify({ before: null, after: { id: 1, doc: 'q'.repeat(3_000_000) }, op: 'c', source: {} });
+    const input: SinkRecord[] = [
+      { topic, key: '{"id":0}', value: '{"op":"c","after":{"id":0}}', sizeBytes: 40 },
+      { topic, key: '{"id":1}', value: big, sizeBytes: big.length },
+    ];
+    // Control: without a claim-check the broker limit refuses it up front.
+    const plain = sinkFor({ 'bootstrap.servers': kafka().plaintext });
+    await plain.start();
+    await assert.rejects(plain.send(input), /over sink\.kafka\.max\.request\.size/);
+    await plain.close();
+    const sink = sinkFor(
+      { 'bootstrap.servers': kafka().plaintext },
+      { claimCheck: new ClaimChecker({ store, bucket: 'kafka-claims' }) },
+    );
+    await sink.start();
+    await sink.send(input);
+    await sink.close();
+    const got = await kafka().consume(topic);
+    assert.equal(got.length, 2);
+    const value = JSON.parse(got[1].value?.toString() ?? 'null') as Record<string, unknown>;
+    assert.equal(value.after, null);
+    const pointer = claimCheckPointerOf(value);
+    assert.ok(pointer);
+    const header = got[1].headers.find(([k]) => k === CLAIM_CHECK_HEADER)?.[1];
+    assert.deepEqual(JSON.parse(header?.toString() ?? 'null'), pointer);
+    assert.equal(await new ClaimCheckResolver(store).valueText(pointer), big);
+    assert.equal(got[0].value?.toString(), input[0].value);
+  } finally {
+    await s3.stop();
+  }
 });
