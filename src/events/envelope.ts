@@ -13,6 +13,7 @@ import { columnMapping, isColumnIncluded } from './column-filters.js';
 import { columnInfo } from './column-info.js';
 import { type ConnectField, type ConnectSchema, schemaToJson, withSchema } from './connect-schema.js';
 import { createFieldConverter } from './converters.js';
+import { EVENT_ID_HEADER, eventIdHeader } from './event-id.js';
 import { applyJsonDiffs } from './json-diff.js';
 import { createKeyEncoder, type KeyEncoder } from './key.js';
 import { type EventOptions, type ResolvedOptions, resolveOptions } from './options.js';
@@ -47,6 +48,11 @@ export interface SourceInfo {
   thread?: number | null;
   /** The originating SQL (binlog_rows_query_log_events + include.query). */
   query?: string | null;
+  /**
+   * Origin of the event's stable id (event-id.ts), JSON-string-safe: each record gets the header `__cdc.id` =
+   * `<id>/<part>`. No header when absent.
+   */
+  id?: string;
 }
 
 const SNAPSHOT_VALUES = 'true,first,first_in_data_collection,last_in_data_collection,last,false,incremental';
@@ -338,14 +344,14 @@ export class TableEventBuilder {
   /** INSERT → op 'c'. */
   insert(after: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
     const out: SinkRecord[] = [];
-    this.emit(out, 'c', this.keyJson(after), null, this.rowJson(after), source, tx, undefined);
+    this.emit(out, 'c', this.keyJson(after), null, this.rowJson(after), source, tx, undefined, 0);
     return out;
   }
 
   /** Snapshot row → op 'r' (source.snapshot should say which snapshot row it is). */
   read(row: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
     const out: SinkRecord[] = [];
-    this.emit(out, 'r', this.keyJson(row), null, this.rowJson(row), source, tx, undefined);
+    this.emit(out, 'r', this.keyJson(row), null, this.rowJson(row), source, tx, undefined, 0);
     return out;
   }
 
@@ -358,11 +364,12 @@ export class TableEventBuilder {
     const beforeJson = this.beforeJson(before);
     const afterJson = this.afterJson(before, after);
     if (oldKey === null || oldKey === newKey) {
-      this.emit(out, 'u', newKey, beforeJson, afterJson, source, tx, undefined);
+      this.emit(out, 'u', newKey, beforeJson, afterJson, source, tx, undefined, 0);
       return out;
     }
-    this.emit(out, 'd', oldKey, beforeJson, null, source, tx, { [PK_UPDATE_NEWKEY_HEADER]: newKey ?? 'null' });
-    this.emit(out, 'c', newKey, null, afterJson, source, tx, { [PK_UPDATE_OLDKEY_HEADER]: oldKey });
+    // Parts: the delete 0, its tombstone 1, the create 2 (event-id.ts).
+    this.emit(out, 'd', oldKey, beforeJson, null, source, tx, { [PK_UPDATE_NEWKEY_HEADER]: newKey ?? 'null' }, 0);
+    this.emit(out, 'c', newKey, null, afterJson, source, tx, { [PK_UPDATE_OLDKEY_HEADER]: oldKey }, 2);
     return out;
   }
 
@@ -395,14 +402,14 @@ export class TableEventBuilder {
   /** DELETE → op 'd', followed by a tombstone when tombstonesOnDelete. */
   delete(before: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
     const out: SinkRecord[] = [];
-    this.emit(out, 'd', this.keyJson(before), this.rowJson(before), null, source, tx, undefined);
+    this.emit(out, 'd', this.keyJson(before), this.rowJson(before), null, source, tx, undefined, 0);
     return out;
   }
 
   /** TRUNCATE → op 't' with a null key (skipped unless skippedOperations leaves 't' out). */
   truncate(source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
     const out: SinkRecord[] = [];
-    this.emit(out, 't', null, null, null, source, tx, undefined);
+    this.emit(out, 't', null, null, null, source, tx, undefined, 0);
     return out;
   }
 
@@ -457,6 +464,7 @@ export class TableEventBuilder {
     source: SourceInfo,
     tx: TransactionContext | undefined,
     headers: Record<string, string> | undefined,
+    part: number,
   ): void {
     if (this.skipOp[op]) return;
     let txJson = 'null';
@@ -474,15 +482,25 @@ export class TableEventBuilder {
     const key =
       keyPayload === null ? null : this.opts.schemasEnable ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;
     const record: SinkRecord = { topic: this.topic, key, value, table: this.tableId, sizeBytes: 0 };
-    if (headers) record.headers = headers;
-    record.sizeBytes = recordSize(key, value, headers);
+    const id = source.id;
+    const recordHeaders = id === undefined ? headers : withId(headers, id, part);
+    if (recordHeaders) record.headers = recordHeaders;
+    record.sizeBytes = recordSize(key, value, recordHeaders);
     out.push(record);
     if (op === 'd' && this.tombstones) {
-      // The tombstone copies the delete's key and headers (EventDispatcher: record.newRecord(..., record.headers())).
+      // The tombstone copies the delete's key and headers (EventDispatcher: record.newRecord(..., record.headers())),
+      // with an id of its own: a consumer dropping repeats by id must not drop it as the delete's repeat.
       const tomb: SinkRecord = { topic: this.topic, key, value: null, table: this.tableId, sizeBytes: 0 };
-      if (headers) tomb.headers = headers;
-      tomb.sizeBytes = recordSize(key, null, headers);
+      const tombHeaders = id === undefined ? headers : withId(headers, id, part + 1);
+      if (tombHeaders) tomb.headers = tombHeaders;
+      tomb.sizeBytes = recordSize(key, null, tombHeaders);
       out.push(tomb);
     }
   }
+}
+
+/** `headers` plus the event id header (a new object: the delete and its tombstone share `headers`). */
+function withId(headers: Record<string, string> | undefined, id: string, part: number): Record<string, string> {
+  const value = eventIdHeader(id, part);
+  return headers ? { ...headers, [EVENT_ID_HEADER]: value } : { [EVENT_ID_HEADER]: value };
 }

@@ -39,6 +39,16 @@ export {
   sourceSchema,
   TableEventBuilder,
 } from './envelope.js';
+export {
+  EVENT_ID_HEADER,
+  eventIdHeader,
+  parseRowChangeId,
+  positionText,
+  type RowChangeId,
+  rowsEventIdPrefix,
+  snapshotIdPrefix,
+  statementId,
+} from './event-id.js';
 export { HeartbeatBuilder, type HeartbeatOptions } from './heartbeat.js';
 export { applyJsonDiffs, JsonDiffError, type PathLeg, parseJsonPath } from './json-diff.js';
 export { createKeyEncoder, type KeyEncoder, keyColumns, parseMessageKeyColumns } from './key.js';

@@ -9,6 +9,7 @@ import type { ColumnDef, TableDef } from '../model/table-def.js';
 import { columnInfo } from './column-info.js';
 import { type ConnectSchema, schemaToJson, struct, toJsonText, withSchema } from './connect-schema.js';
 import { renderSource, type SourceInfo, sourceSchema } from './envelope.js';
+import { EVENT_ID_HEADER, eventIdHeader } from './event-id.js';
 import { type EventOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { adjustSchemaName, schemaChangeTopic } from './topics.js';
 
@@ -176,6 +177,8 @@ export class SchemaChangeEventBuilder {
     const schemas = this.opts.schemasEnable;
     const key = schemas ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;
     const value = schemas ? withSchema(this.valueSchemaJson, valuePayload) : valuePayload;
-    return { topic: this.topic, key, value, sizeBytes: recordSize(key, value) };
+    if (input.source.id === undefined) return { topic: this.topic, key, value, sizeBytes: recordSize(key, value) };
+    const headers = { [EVENT_ID_HEADER]: eventIdHeader(input.source.id, 0) };
+    return { topic: this.topic, key, value, headers, sizeBytes: recordSize(key, value, headers) };
   }
 }

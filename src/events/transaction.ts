@@ -6,6 +6,7 @@
 import type { SinkRecord } from '../model/sink-record.js';
 import { recordSize } from '../model/sink-record.js';
 import { type ConnectSchema, schemaToJson, struct, withSchema } from './connect-schema.js';
+import { EVENT_ID_HEADER, eventIdHeader, jsonStringBody } from './event-id.js';
 import { adjustSchemaName, transactionTopic } from './topics.js';
 
 /** The `transaction` field of a change event value. */
@@ -122,6 +123,7 @@ export class TransactionContext {
       this.openId = this.pendingId;
       begin = this.record(
         this.openId,
+        'begin',
         `{"status":"BEGIN","id":${JSON.stringify(this.openId)},"event_count":null,"data_collections":null,"ts_ms":${this.pendingTsMs}}`,
       );
     }
@@ -145,15 +147,18 @@ export class TransactionContext {
     if (id === null) return null;
     return this.record(
       id,
+      'end',
       `{"status":"END","id":${JSON.stringify(id)},"event_count":${total},"data_collections":[${collections}],"ts_ms":${tsMs}}`,
     );
   }
 
-  private record(id: string, valuePayload: string): SinkRecord {
+  /** A BEGIN/END record; its stable id (event-id.ts) is `<transaction id>/begin|end/0`. */
+  private record(id: string, status: 'begin' | 'end', valuePayload: string): SinkRecord {
     const keyPayload = `{"id":${JSON.stringify(id)}}`;
     const key = this.schemasEnable ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;
     const value = this.schemasEnable ? withSchema(this.valueSchemaJson, valuePayload) : valuePayload;
-    return { topic: this.topic, key, value, sizeBytes: recordSize(key, value) };
+    const headers = { [EVENT_ID_HEADER]: eventIdHeader(`${jsonStringBody(id)}/${status}`, 0) };
+    return { topic: this.topic, key, value, headers, sizeBytes: recordSize(key, value, headers) };
   }
 }
 

@@ -8,6 +8,7 @@ import type { Connection as PromiseConnection } from 'mysql2/promise';
 import { CdcError, errorMessage } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { CdcConfig } from '../../config/types.js';
+import { snapshotIdPrefix } from '../../events/event-id.js';
 import type { ChangeSource, SourceContext } from '../../model/change-source.js';
 import type { SourceOffset } from '../../model/source-offset.js';
 import type { DatabaseDef, TableDef } from '../../model/table-def.js';
@@ -45,6 +46,7 @@ import {
 } from './snapshot/chunked-snapshot.js';
 import { runConsistentSnapshot } from './snapshot/consistent-snapshot.js';
 import { SnapshotProgress, type TableProgress } from './snapshot/progress.js';
+import { SnapshotRowIds } from './snapshot/row-ids.js';
 import { readServerCharsetVariables, snapshotSchemaStatements } from './snapshot/schema-events.js';
 import { BinlogStreamer, type BinlogStreamerOptions } from './streaming/binlog-streamer.js';
 import type { RecordFactory, SchemaPort, SourceInfo } from './streaming/ports.js';
@@ -993,10 +995,13 @@ export class MySqlSource implements ChangeSource {
     let heldSchemaEvent: SchemaHistoryEntry | null = null;
     let progressTable: TableDef | null = null;
     let progressId = '';
+    let schemaEvents = 0;
     const flushHeldSchemaEvent = async (marker: 'true' | 'last') => {
       const entry = heldSchemaEvent;
       heldSchemaEvent = null;
-      const rec = entry ? records.schemaChange(entry, source(marker)) : null;
+      const info = source(marker);
+      info.id = `${snapshotIdPrefix('snapshot', position, 'ddl')}${schemaEvents++}`;
+      const rec = entry ? records.schemaChange(entry, info) : null;
       if (rec) await ctx.emit({ record: rec, offset: null });
     };
     const snapPlan = await this.planSnapshot(chunked);
@@ -1014,6 +1019,7 @@ export class MySqlSource implements ChangeSource {
       thread: null,
       query: null,
     });
+    const snapshotRowIds = new SnapshotRowIds();
     this.snap.running = true;
     this.snap.startedAt = Date.now();
     this.initialNotes?.started();
@@ -1107,7 +1113,9 @@ export class MySqlSource implements ChangeSource {
               Date.now() - this.snap.startedAt,
               this.estimatedRowsLeft(),
             );
-          const out = records.forTable(table).read(row, source(marker, tsMs));
+          const info = source(marker, tsMs);
+          info.id = snapshotRowIds.next(table, position);
+          const out = records.forTable(table).read(row, info);
           for (const record of out) await ctx.emit({ record, offset: null });
         },
         onTableScanStart: (table) => this.initialNotes?.tableInProgress(`${table.database}.${table.name}`, dataTables),

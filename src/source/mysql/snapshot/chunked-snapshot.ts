@@ -18,6 +18,7 @@
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { escape as sqlEscape } from 'mysql2/promise';
 import type { Logger } from '../../../common/logger.js';
+import { snapshotIdPrefix } from '../../../events/event-id.js';
 import type { QueueItem } from '../../../model/queue-item.js';
 import type { SourceOffset } from '../../../model/source-offset.js';
 import type { TableDef } from '../../../model/table-def.js';
@@ -582,7 +583,11 @@ export class ChunkedSnapshotRunner {
       query: null,
     };
     let emitted = 0;
+    // Stable ids (event-id.ts): the high watermark, the table, the chunk's number and the row's index in it. Two
+    // chunks can share a high watermark (nothing written in between); their numbers differ.
+    const idPrefix = `${snapshotIdPrefix('incremental', source, w.id)}${st.chunks}.`;
     for (const row of w.buffer.values()) {
+      source.id = idPrefix + emitted;
       for (const record of builder.read(row, source)) await this.opts.emit({ record, offset: null });
       emitted++;
     }

@@ -6,6 +6,8 @@
 import { CdcError, errorMessage } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
 import { PartialJsonUpdateError } from '../../../events/envelope.js';
+import { rowsEventIdPrefix, statementId } from '../../../events/event-id.js';
+import { transactionId } from '../../../events/transaction.js';
 import type { QueueItem } from '../../../model/queue-item.js';
 import type { SinkRecord } from '../../../model/sink-record.js';
 import type { SourceOffset } from '../../../model/source-offset.js';
@@ -235,6 +237,7 @@ export class BinlogStreamer {
       if (replayed) this.historySeq--;
       else await this.options.history.record(entry);
       if (this.options.includeSchemaChanges) {
+        let n = 0;
         for (const change of schemaChangeEvents(applied, applied.tableChanges, sql, event.database)) {
           const one = {
             ...entry,
@@ -243,7 +246,9 @@ export class BinlogStreamer {
             tableChanges: change.tableChanges,
           };
           if (!this.touchesCapturedTables(one, applied.namedTables)) continue;
-          const record = this.options.records.schemaChange(one, this.sourceInfo(0), change.tables);
+          const source = this.sourceInfo(0);
+          source.id = statementId(transactionId(source), 'ddl', n++);
+          const record = this.options.records.schemaChange(one, source, change.tables);
           if (record) await emit({ record, offset: null });
         }
       }
@@ -260,11 +265,13 @@ export class BinlogStreamer {
 
   private async onTruncate(ids: string[], emit: (item: QueueItem) => Promise<void>): Promise<void> {
     if (this.options.skippedOperations.has('t')) return;
-    for (const id of ids) {
+    for (let n = 0; n < ids.length; n++) {
+      const id = ids[n];
       const dot = id.indexOf('.');
       const def = this.options.schema.getTable(id.slice(0, dot), id.slice(dot + 1));
       if (!def || !this.options.tableFilter(def.database, def.name)) continue;
-      const source = { ...this.sourceInfo(0), query: null };
+      const base = this.sourceInfo(0);
+      const source = { ...base, query: null, id: statementId(transactionId(base), 'truncate', n) };
       for (const record of this.options.records.forTable(def).truncate?.(source) ?? [])
         await emit({ record, offset: null });
     }
@@ -364,8 +371,11 @@ export class BinlogStreamer {
     if (tx && !tx.inTransaction) tx.begin(t.txnGtid || `file=${t.file},pos=${t.txnStartPos}`, t.tsSec * 1000);
     const n = event.rows.length;
     const rowEnd = rowEndIndex(def);
+    // Stable ids (event-id.ts): transaction, rows event index (every rows event counts, captured or not), row.
+    const idPrefix = rowsEventIdPrefix(transactionId(source), t.rowsEventIndex);
     for (let i = skip; i < n; i++) {
       source.row = i;
+      source.id = idPrefix + i;
       let records: SinkRecord[];
       const rowOp = rowEnd < 0 ? op : this.versionedOp(op, rowEnd, event.rows[i]);
       if (rowOp === null) records = [];
