@@ -12,20 +12,22 @@
  * reserved.
  *
  * Idempotent and order-safe: every write is one conditional PutItem, applied only when the stored `__order` is
- * older (`attribute_not_exists(__key) OR __order < :order`). Creates, updates and snapshot reads replace the item
+ * older (`attribute_not_exists(__key) OR __order < :order`). The order comes from the event's source position and
+ * its stable id (header `__cdc.id`, lib/binlog-order.ts), so an event re-delivered after a crash has the order it
+ * had and is never applied twice, nor is anything older than what was applied (docs/delivery.md). Creates, updates and snapshot reads replace the item
  * with the row; deletes replace it with a marker `{__key, __order, __deleted: true}` that keeps the position, so
  * an older update replayed later cannot resurrect the row. Retries, duplicates, replays and out-of-order batches
  * therefore converge on the newest state; a failed condition is a stale event, counted and skipped. Because no
  * write depends on an earlier one, records are written concurrently and a failed record does not block others.
  *
- * Tombstones carry no binlog position. Every write also stores `__seq`, the Kinesis sequence number (+ KPL
- * sub-sequence) it came from; a tombstone turns a live item into a marker (keeping the item's `__order`) only when
- * the stored state was published before the tombstone (`__seq` older) — so a replayed tombstone never deletes a row
- * re-created after it. Per key, records share a shard, whose sequence numbers grow in publish order. (If the
- * capture itself re-publishes an old stretch of binlog, a re-published tombstone may delete a newer row until the
- * re-published newer events arrive a moment later; the table still converges.) The delete event before a
- * tombstone normally wrote the marker already. In `value` input format the topic is the stream's name, so a
- * tombstone maps to a table only when streams are named after topics (the sink's default).
+ * Tombstones carry no binlog position. The capture's tombstones carry an event id and follow their delete event,
+ * which already wrote the marker at the delete's position: they are skipped (a re-published one would otherwise
+ * delete a row re-created after it, and the re-published create, at the order already stored, could not bring it
+ * back). A tombstone without an id (another producer) turns a live item into a marker (keeping the item's
+ * `__order`) only when the stored state was published before it: every write stores `__seq`, the Kinesis sequence
+ * number (+ KPL sub-sequence) it came from, and per key, records share a shard whose sequence numbers grow in
+ * publish order. In `value` input format the topic is the stream's name, so such a tombstone maps to a table only
+ * when streams are named after topics (the sink's default).
  * Truncates, schema changes, heartbeats and transaction records are skipped; keyless tables cannot be
  * materialised (skipped with a warning). Markers are never removed (add a TTL if they matter).
  */
@@ -51,6 +53,7 @@ import { resolveClaimChecks } from './lib/claim-check.js';
 import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
 import { toItem } from './lib/dynamo-values.js';
 import { clientConfig, consumerLogger, envEnum, envInt } from './lib/env.js';
+import { eventIdOf } from './lib/event-ids.js';
 import { decodeEvent, type InputFormat, type ParentRecord } from './lib/kinesis-input.js';
 import { processKinesisBatch } from './lib/partial-batch.js';
 import type { KinesisHandler } from './transform-router.js';
@@ -141,6 +144,9 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
     const key = stringifyJson(r.key);
     const seq = sequenceOrder(p.sequenceNumber, sub);
     if (r.value === null) {
+      // The capture's tombstone (it has an id) follows its delete event, which wrote the marker at the delete's
+      // position: replaying it (with a newer Kinesis sequence number) must not delete a row re-created after it.
+      if (eventIdOf(r) !== undefined) return 'skipped';
       const parts = r.topic.split('.');
       if (parts.length < 3) return 'skipped';
       const [db, table] = r.table?.split('.') ?? parts.slice(-2);
@@ -152,7 +158,7 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
     if (typeof db !== 'string' || typeof table !== 'string') throw new PoisonError('the source block has no db/table');
     let order: string;
     try {
-      order = changeOrder(env, p.sequenceNumber, sub);
+      order = changeOrder(env, eventIdOf(r), p.sequenceNumber, sub);
     } catch (err) {
       throw new PoisonError(errorMessage(err));
     }

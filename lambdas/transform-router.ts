@@ -13,6 +13,9 @@
  * - large records: input claim-check pointers are resolved from S3 (lib/claim-check.ts); outputs over the destination
  *   stream's limit are claim-checked again when `CDC_CLAIM_CHECK_BUCKET` is set (`CDC_CLAIM_CHECK_PREFIX`,
  *   @default `cdc/claim-check/`), else they are poison;
+ * - repeats: `CDC_DEDUP_IDS` (@default 100000; 0 turns it off) — the ids (header `__cdc.id`) of that many records
+ *   last delivered are remembered, and a record whose id is among them is dropped (docs/delivery.md). An id is
+ *   remembered only once its record was delivered (or dead-lettered), so a retried record is never dropped;
  * - `CDC_CONNECTOR_NAME`: logged as `connector` on every line (CdcPipeline sets it).
  *
  * Failure handling (enable `ReportBatchItemFailures` on the event source mapping):
@@ -47,6 +50,7 @@ import { resolveClaimChecks } from './lib/claim-check.js';
 import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
 import { DeliveryTracker } from './lib/delivery-tracker.js';
 import { clientConfig, consumerLogger, envBool, envEnum, envInt, LambdaConfigError } from './lib/env.js';
+import { eventIdOf, RecentIds } from './lib/event-ids.js';
 import { decodeEvent, type InputFormat, type ParentRecord } from './lib/kinesis-input.js';
 import { processKinesisBatch } from './lib/partial-batch.js';
 
@@ -74,6 +78,8 @@ export interface TransformRouterOptions {
   claimCheckResolver?: ClaimCheckResolver;
   /** Claim-checks outputs over the destination stream's record limit; without it they are poison. */
   claimCheck?: ClaimChecker;
+  /** Ids of records delivered last that are remembered to drop repeats; 0 turns it off. @default 100000 */
+  dedupIds?: number;
 }
 
 export type KinesisHandler = (event: KinesisStreamEvent) => Promise<KinesisStreamBatchResponse>;
@@ -117,6 +123,7 @@ export function createTransformRouter(options: TransformRouterOptions): KinesisH
     resolver ??= new ClaimCheckResolver(new S3ClaimCheckStore());
     return resolver;
   };
+  const seen = new RecentIds(options.dedupIds ?? 100_000);
 
   /** Send outputs; returns null when all were delivered, else the error. */
   const deliver = async (outputs: { id: number; record: SinkRecord }[]): Promise<unknown> => {
@@ -136,12 +143,26 @@ export function createTransformRouter(options: TransformRouterOptions): KinesisH
     const outputsOf = new Map<number, { id: number; record: SinkRecord }[]>();
     const all: { id: number; record: SinkRecord }[] = [];
     let inCount = 0;
+    let repeats = 0;
+    // Event ids of this batch by parent: remembered once the parent is done (delivered or dead-lettered).
+    const idsOf = new Map<number, string[]>();
+    const inBatch = new Set<string>();
     for (const p of parents) {
       if (p.error) continue;
       const outs: { id: number; record: SinkRecord }[] = [];
+      const ids: string[] = [];
       try {
         for (const u of p.records) {
           inCount++;
+          const eventId = eventIdOf(u.record);
+          if (eventId !== undefined) {
+            if (seen.has(eventId) || inBatch.has(eventId)) {
+              repeats++;
+              continue;
+            }
+            inBatch.add(eventId);
+            ids.push(eventId);
+          }
           for (const t of options.chain.apply(u.record))
             outs.push({ id: all.length + outs.length, record: toSinkRecord(t) });
         }
@@ -150,6 +171,7 @@ export function createTransformRouter(options: TransformRouterOptions): KinesisH
         continue;
       }
       outputsOf.set(p.index, outs);
+      idsOf.set(p.index, ids);
       all.push(...outs);
     }
 
@@ -206,9 +228,14 @@ export function createTransformRouter(options: TransformRouterOptions): KinesisH
     };
     const response = await processKinesisBatch(event, handle, { inParallel: false });
     const failedSet = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-    for (const p of parents) if (!failedSet.has(p.sequenceNumber)) attempts.clear(p.eventId);
+    for (const p of parents) {
+      if (failedSet.has(p.sequenceNumber)) continue;
+      attempts.clear(p.eventId);
+      for (const id of idsOf.get(p.index) ?? []) seen.add(id);
+    }
     metrics.addMetric('RecordsIn', MetricUnit.Count, inCount);
     metrics.addMetric('RecordsOut', MetricUnit.Count, all.length);
+    metrics.addMetric('DuplicatesDropped', MetricUnit.Count, repeats);
     metrics.addMetric('DeadLettered', MetricUnit.Count, deadLettered);
     metrics.addMetric('FailedRecords', MetricUnit.Count, response.batchItemFailures.length);
     metrics.publishStoredMetrics();
@@ -252,6 +279,7 @@ export function transformRouterFromEnv(env: Readonly<Record<string, string | und
     putMaxAttempts: envInt(env, 'CDC_PUT_MAX_ATTEMPTS', 3),
     inputFormat: envEnum(env, 'CDC_INPUT_FORMAT', ['auto', 'value', 'record'] as const, 'auto'),
     maxAttempts: envInt(env, 'CDC_MAX_ATTEMPTS', 3),
+    dedupIds: envInt(env, 'CDC_DEDUP_IDS', 100_000, 0),
     ...(env.CDC_DLQ_URL ? { dlq: new SqsDeadLetterQueue(new SQSClient(aws), env.CDC_DLQ_URL) } : {}),
     claimCheckResolver: new ClaimCheckResolver(s3),
     ...(env.CDC_CLAIM_CHECK_BUCKET

@@ -1,15 +1,21 @@
 /**
  * A sortable text form of a change's position, so DynamoDB can compare positions in a condition expression
- * (`#order < :order`): binlog (file number, event position, row), snapshot reads before streamed changes at the same
- * position, then `transaction.total_order` (when transaction metadata is on) and finally the Kinesis sequence
- * number (+ KPL sub-sequence) as tie-breakers.
+ * (`#order < :order`): binlog file number and position (`source.file`, `source.pos`: the transaction's start, or a
+ * snapshot's position), then snapshot reads before streamed changes at the same position, then — from the stable
+ * event id (header `__cdc.id`, src/events/event-id.ts) — the rows event within the transaction, the row within it
+ * and the record's part. Every part comes from the source, so a re-delivered event has exactly the order it had
+ * the first time (an equal order is a repeat: not applied again), and two changes of one row in one transaction
+ * (an update twice, a delete then a re-insert) are ordered as the binlog has them.
  *
- * Why the tie-breakers: like Debezium, `source.pos` is the position of the transaction's first event, and `row` is
- * the row within its rows event, so two statements changing one row in one transaction share (file, pos, row). Per
- * key, the capture publishes changes in binlog order to one shard, so the Kinesis sequence number orders them;
- * redelivering the same Kinesis record gives an equal order (a no-op write). GTIDs are ignored; binlog file names
- * are compared by their numeric suffix, so positions from servers with different binlog base names do not compare.
+ * Snapshot rows of one key at one position are one fact (equal order). Records without an id (the Kinesis sink's
+ * `value` payload drops headers) fall back to `row`, `transaction.total_order` and the Kinesis sequence number
+ * (+ KPL sub-sequence): the order of publication, which a re-delivery after a capture crash does not keep, so
+ * such a stream converges but may briefly apply an older change again (docs/delivery.md).
+ *
+ * GTIDs are not ordered and not used; binlog file names are compared by their numeric suffix, so positions from
+ * servers with different binlog base names do not compare.
  */
+import { parseRowChangeId } from '../../src/events/event-id.js';
 import type { Json } from '../../src/transforms/json.js';
 import { isObject, type JsonObject } from '../../src/transforms/record.js';
 
@@ -29,6 +35,7 @@ export class PositionError extends Error {
 /** The order text of a change event; throws PositionError when the source block has no binlog position. */
 export function changeOrder(
   envelope: JsonObject & { op: string; source: JsonObject },
+  eventId: string | undefined,
   sequenceNumber: string,
   subSequence: number,
 ): string {
@@ -38,16 +45,12 @@ export function changeOrder(
       'the source block has no binlog file/pos; only MySQL/MariaDB change events can be materialised',
     );
   const file = /(\d+)$/.exec(s.file)?.[1] ?? '0';
-  const snapshot = envelope.op === 'r' || (typeof s.snapshot === 'string' && s.snapshot !== 'false') ? '0' : '1';
+  const position = `${pad(file.replace(/^0+(?=\d)/, ''), 12)}.${pad(digits(s.pos), 20)}`;
+  if (envelope.op === 'r' || (typeof s.snapshot === 'string' && s.snapshot !== 'false')) return `${position}.0`;
+  const id = eventId === undefined ? null : parseRowChangeId(eventId);
+  if (id) return `${position}.1.${pad(String(id.event), 10)}.${pad(String(id.row), 10)}.${pad(String(id.part), 3)}`;
   const tx = isObject(envelope.transaction) ? envelope.transaction.total_order : undefined;
-  return [
-    pad(file.replace(/^0+(?=\d)/, ''), 12),
-    pad(digits(s.pos), 20),
-    pad(digits(s.row), 10),
-    snapshot,
-    pad(digits(tx), 20),
-    sequenceOrder(sequenceNumber, subSequence),
-  ].join('.');
+  return `${position}.1.~${pad(digits(s.row), 10)}.${pad(digits(tx), 20)}.${sequenceOrder(sequenceNumber, subSequence)}`;
 }
 
 /** Kinesis sequence number + KPL sub-sequence as fixed-width text (sequence numbers have up to 129 digits). */

@@ -407,6 +407,7 @@ function build(
         region: r.str('sink.kinesis.region') ?? awsRegion,
         endpoint: r.str('sink.kinesis.endpoint') ?? awsEndpoint,
         aggregation: r.bool('sink.kinesis.aggregation'),
+        payload: r.enum('sink.kinesis.payload'),
         oversizeHandling,
         maxRecordBytes: maxRecordKib === null ? null : maxRecordKib * 1024,
         claimCheck,

@@ -773,6 +773,15 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
   },
   bool('sink.kinesis.aggregation', 'sink', false, 'Pack records with the KPL aggregation format.'),
   {
+    name: 'sink.kinesis.payload',
+    type: 'enum',
+    group: 'sink',
+    default: 'value',
+    allowed: ['value', 'record'],
+    description:
+      "Record data: 'value', the value JSON (Debezium Server's layout; headers such as the event id `__cdc.id` are dropped), or 'record', the file sink's line `{topic, key, value, headers}` (keeps key and headers; the Lambdas read both).",
+  },
+  {
     name: 'sink.kinesis.oversize.handling',
     type: 'enum',
     group: 'sink',

@@ -239,6 +239,8 @@ export interface KinesisSinkConfig {
   readonly region: string | null;
   readonly endpoint: string | null;
   readonly aggregation: boolean;
+  /** 'record' keeps key and headers (the event id) in the data; 'value' is the value JSON only. */
+  readonly payload: 'value' | 'record';
   readonly oversizeHandling: 'fail' | 'truncate' | 'claim-check';
   /** null = each stream's own limit (DescribeStreamSummary). */
   readonly maxRecordBytes: number | null;

@@ -134,6 +134,7 @@ export function buildComponents(
         // PutRecords needs no HTTP/2; HTTP/1.1 also works against local stand-ins.
         clientConfig: { ...awsClientConfig(s.region, s.endpoint), requestHandler: new NodeHttpHandler() },
         aggregation: s.aggregation,
+        payload: s.payload,
         oversizeHandling: s.oversizeHandling,
         ...(s.maxRecordBytes !== null ? { maxRecordBytes: s.maxRecordBytes } : {}),
         ...(s.claimCheck

@@ -12,7 +12,14 @@ import { KinesisSink } from '../../src/sinks/kinesis/kinesis-sink.js';
 import { buildChain, parseTransformsConfig } from '../../src/transforms/index.js';
 import { createStream, kinesisClient, type ReadRecord, readAllRecords } from '../harness/aws.js';
 import { useKinesalite } from '../harness/fixtures.js';
-import { changeRecord, kinesisEvent, quietTools, RecordingDlq, tombstoneRecord } from './support/lambda-events.js';
+import {
+  changeRecord,
+  kinesisEvent,
+  quietTools,
+  RecordingDlq,
+  tombstoneRecord,
+  withEventId,
+} from './support/lambda-events.js';
 
 const kinesalite = useKinesalite();
 const chain = () =>
@@ -26,11 +33,15 @@ const chain = () =>
   );
 
 let streamNo = 0;
-async function source(records: Parameters<KinesisSink['send']>[0], aggregation = false): Promise<ReadRecord[]> {
+async function source(
+  records: Parameters<KinesisSink['send']>[0],
+  aggregation = false,
+  payload: 'value' | 'record' = 'value',
+): Promise<ReadRecord[]> {
   const admin = kinesisClient(kinesalite().endpoint);
   const name = `src-${++streamNo}`;
   await createStream(admin, name, 1);
-  const sink = new KinesisSink({ client: admin, streamName: name, aggregation });
+  const sink = new KinesisSink({ client: admin, streamName: name, aggregation, payload });
   await sink.send(records);
   return readAllRecords(admin, name);
 }
@@ -134,6 +145,54 @@ describe('transform-router', () => {
     // Every record arrived; id 3 appears once per injected "failure" Kinesis actually accepted, plus the retry.
     assert.deepEqual([...new Set(ids)].sort(), [1, 2, 3, 4]);
     assert.equal(ids.filter((i) => i === 4).length, 2, 'records after the failed one are redelivered (duplicates)');
+  });
+
+  test('drops repeats by event id: a capture re-delivery and its own retried batch, never a record not yet delivered', async () => {
+    const withIds = rows.map((r, i) => withEventId(r, `file=mysql-bin.000001,pos=100/snapshot/shop.orders/${i}/0`));
+    // A capture restart re-published records 2..4 after the originals (new sequence numbers, same ids); record
+    // 5 has no id (a producer without ids) and always passes.
+    const noId = changeRecord({ op: 'c', id: 5, after: { id: 5, amount: 50 }, pos: 300 });
+    const input = await source([...withIds, ...withIds.slice(1), noId, noId], false, 'record');
+    const out = await destination();
+    const client = kinesisClient(kinesalite().endpoint);
+    let failing = true;
+    injectEntryFailure(client, '"id":3', 'InternalFailure', () => failing);
+    const handler = createTransformRouter({
+      chain: chain(),
+      kinesis: client,
+      routing: { streamName: out },
+      putMaxAttempts: 1,
+      maxAttempts: 5,
+      random: () => 0,
+      ...tools,
+    });
+    // The first copy of id 3 fails: it and everything after it are retried, so its id is not remembered.
+    const res = await handler(kinesisEvent(input, 'it.shop.orders'));
+    // Lambda restarts the shard from the lowest reported record.
+    assert.equal(res.batchItemFailures[0]?.itemIdentifier, input[2].sequenceNumber);
+    failing = false;
+    assert.deepEqual((await handler(kinesisEvent(input.slice(2), 'it.shop.orders'))).batchItemFailures, []);
+    // Lambda may deliver a batch again after a timeout: all repeats by now.
+    assert.deepEqual((await handler(kinesisEvent(input, 'it.shop.orders'))).batchItemFailures, []);
+    const ids = (await values(out)).map((v) => (v.value as { id: number }).id);
+    // Each id'd record once; id 3 may also have been written by the "failed" attempt (Kinesis may do that):
+    // at-least-once, never dropped. Records without an id pass every time (2 copies, delivered in 2+ batches).
+    assert.deepEqual(
+      ids.filter((i) => i !== 3 && i !== 5),
+      [1, 2, 4],
+    );
+    assert.ok(ids.filter((i) => i === 5).length >= 4);
+    assert.ok(ids.filter((i) => i === 3).length >= 1);
+    const off = createTransformRouter({
+      chain: chain(),
+      kinesis: kinesisClient(kinesalite().endpoint),
+      routing: { streamName: out },
+      dedupIds: 0,
+      ...tools,
+    });
+    const before = (await values(out)).length;
+    await off(kinesisEvent(input.slice(0, 2), 'it.shop.orders'));
+    assert.equal((await values(out)).length, before + 2, 'CDC_DEDUP_IDS=0 forwards everything');
   });
 
   test('poison records go to the DLQ with the reason; retriable failures after N attempts too', async () => {

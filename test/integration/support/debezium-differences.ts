@@ -41,6 +41,12 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     matches: (d) => field(d, /^headers\.__debezium\.context\./) && d.ours === undefined,
   },
   {
+    // Our stable event id (src/events/event-id.ts): always `<origin>/<part>`, never on Debezium's records.
+    name: 'event-id-header',
+    matches: (d) =>
+      field(d, 'headers.__cdc.id') && d.debezium === undefined && typeof d.ours === 'string' && /\/\d+$/.test(d.ours),
+  },
+  {
     name: 'snapshot-charset-semicolon',
     matches: (d) =>
       d.topic === 'it' &&

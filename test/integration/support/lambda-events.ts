@@ -92,3 +92,9 @@ export function tombstoneRecord(id: number, topic = 'it.shop.orders'): SinkRecor
   const key = JSON.stringify({ id });
   return { topic, key, value: null, table: 'shop.orders', sizeBytes: key.length };
 }
+
+/** `record` with the capture's stable event id header (`__cdc.id`, JSON text). */
+export function withEventId(record: SinkRecord, id: string): SinkRecord {
+  const headers = { ...record.headers, '__cdc.id': JSON.stringify(id) };
+  return { ...record, headers, sizeBytes: recordSize(record.key, record.value, headers) };
+}

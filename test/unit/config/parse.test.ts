@@ -189,6 +189,7 @@ describe('values and aliases', () => {
       region: 'us-east-1',
       endpoint: 'http://localhost:4566',
       aggregation: false,
+      payload: 'value',
       oversizeHandling: 'fail',
       maxRecordBytes: null,
       claimCheck: null,
