@@ -7,16 +7,20 @@ import { snapshotIdPrefix } from '../../../events/event-id.js';
 import type { TableDef } from '../../../model/table-def.js';
 
 export class SnapshotRowIds {
-  private readonly tables = new Map<string, { prefix: string; rows: number }>();
+  private readonly tables = new Map<TableDef, { prefix: string; rows: number }>();
+  /** Rows arrive table by table: the last table's entry, without a map lookup per row. */
+  private lastTable: TableDef | null = null;
+  private lastEntry = { prefix: '', rows: 0 };
 
   /** The id origin of the next row of `table` read at `position`. */
   next(table: TableDef, position: { file: string; pos: number }): string {
-    const id = `${table.database}.${table.name}`;
-    let t = this.tables.get(id);
+    let t = this.lastTable === table ? this.lastEntry : this.tables.get(table);
     if (!t) {
-      t = { prefix: snapshotIdPrefix('snapshot', position, id), rows: 0 };
-      this.tables.set(id, t);
+      t = { prefix: snapshotIdPrefix('snapshot', position, `${table.database}.${table.name}`), rows: 0 };
+      this.tables.set(table, t);
     }
+    this.lastTable = table;
+    this.lastEntry = t;
     return t.prefix + t.rows++;
   }
 }
