@@ -10,14 +10,13 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 
-# ---- compile (npm run build: tsc -p tsconfig.build.json → dist/src, and the demo's test/harness it imports)
+# ---- compile (npm run build: tsc -p tsconfig.build.json → dist/src)
 FROM public.ecr.aws/docker/library/node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY test/harness ./test/harness
 RUN npm run build
 
 # ---- runtime

@@ -1,11 +1,12 @@
 /**
- * Private, throw-away MariaDB servers for integration tests, the demo and benchmarks.
+ * Private, throw-away MariaDB servers for `cdc demo`, the integration tests (test/harness re-exports this module)
+ * and benchmarks.
  *
  * Each server gets its own temp datadir, a free TCP port on 127.0.0.1, a socket in the datadir and binlogs on
  * (ROW, FULL image, FULL metadata). Start-up copies a cached, already initialised datadir template (keyed by the
  * server version and the InnoDB options) so only the first start pays for `mariadb-install-db`.
  *
- * Deliberately free of node:test imports: `cdc demo` imports this module from src/. Test glue is in fixtures.ts.
+ * Free of test imports: the package runs its demo without test/. Test glue is in test/harness/fixtures.ts.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -17,8 +18,8 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Connection, Pool } from 'mysql2/promise';
 import mysql from 'mysql2/promise';
-import type { Logger } from '../../src/common/logger.js';
-import { silentLogger } from '../../src/common/logger.js';
+import type { Logger } from '../common/logger.js';
+import { silentLogger } from '../common/logger.js';
 
 export type ServerOptionValue = string | number | boolean | null;
 
@@ -88,10 +89,10 @@ export interface MariaDbServer {
   stop(): Promise<void>;
 }
 
-export class MariaDbHarnessError extends Error {
+export class EmbeddedMariaDbError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
-    this.name = 'MariaDbHarnessError';
+    this.name = 'EmbeddedMariaDbError';
   }
 }
 
@@ -145,13 +146,13 @@ function ensureBinaries(): Promise<{ mariadbd: string; installDb: string }> {
   installing ??= (async () => {
     const found = locateBinaries();
     if (found) return found;
-    if (process.getuid?.() !== 0) throw new MariaDbHarnessError(`${INSTALL_HINT} (not root, so not installing)`);
+    if (process.getuid?.() !== 0) throw new EmbeddedMariaDbError(`${INSTALL_HINT} (not root, so not installing)`);
     const script = findInstallScript();
-    if (!script) throw new MariaDbHarnessError(`${INSTALL_HINT} (scripts/install-system-deps.sh not found)`);
+    if (!script) throw new EmbeddedMariaDbError(`${INSTALL_HINT} (scripts/install-system-deps.sh not found)`);
     const r = spawnSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const after = locateBinaries();
     if (r.status !== 0 || !after) {
-      throw new MariaDbHarnessError(
+      throw new EmbeddedMariaDbError(
         `${INSTALL_HINT}\n${script} exited with ${r.status}:\n${tail(`${r.stdout}\n${r.stderr}`, 20)}`,
       );
     }
@@ -324,7 +325,7 @@ async function templateDir(installDb: string, mariadbd: string, options: Map<str
     );
     if (r.status !== 0) {
       const log = await readFile(join(work, 'install.log'), 'utf8').catch(() => '');
-      throw new MariaDbHarnessError(
+      throw new EmbeddedMariaDbError(
         `mariadb-install-db failed (exit ${r.status ?? r.signal}):\n${tail(`${r.stdout}\n${r.stderr}\n${log}`, 30)}`,
       );
     }
@@ -429,7 +430,7 @@ async function waitReady(sp: Spawned, socketPath: string, deadline: number, erro
   const why = exited
     ? `mariadbd exited (code ${sp.child.exitCode ?? sp.child.signalCode})`
     : `mariadbd was not ready before the deadline${lastErr ? ` (last error: ${(lastErr as Error).message})` : ''}`;
-  throw new MariaDbHarnessError(`${why}. Error log tail:\n${tail(`${log}\n${sp.stderr()}`, 30)}`);
+  throw new EmbeddedMariaDbError(`${why}. Error log tail:\n${tail(`${log}\n${sp.stderr()}`, 30)}`);
 }
 
 /** Starts a private MariaDB server. Typical start-up: ~0.5 s (template cached), ~3 s the first time. */

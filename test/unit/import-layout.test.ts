@@ -11,15 +11,6 @@ import ts from 'typescript';
 const root = resolve(import.meta.dirname, '../..');
 const src = join(root, 'src');
 
-/**
- * Imports of src/ files that reach into test/ and are known: the demo still starts its embedded MariaDB and AWS
- * stand-ins from the test harness. The `platform` helper moves those into src/ and removes this entry (issue 15).
- */
-const KNOWN_TEST_IMPORTS = new Set([
-  'src/cli/commands/demo.ts -> test/harness/mariadb.ts',
-  'src/cli/commands/demo.ts -> test/harness/aws.ts',
-]);
-
 interface Import {
   from: string;
   to: string;
@@ -112,19 +103,12 @@ test('the folders under src/ import one another without cycles', () => {
   assert.deepEqual(seamCycles(all), []);
 });
 
-test('nothing under src/ imports test/, apart from the listed known exception', () => {
-  const intoTests = imports()
-    .filter((i) => !i.to.startsWith('src/'))
-    .map((i) => `${i.from} -> ${i.to}`);
+test('nothing under src/ imports test/ (the demo starts its servers from src/embedded)', () => {
+  const all = imports();
+  assert.ok(all.some((i) => i.from === 'src/cli/commands/demo.ts' && i.to === 'src/embedded/mariadb.ts'));
   assert.deepEqual(
-    intoTests.filter((i) => !KNOWN_TEST_IMPORTS.has(i)),
+    all.filter((i) => !i.to.startsWith('src/')).map((i) => `${i.from} -> ${i.to}`),
     [],
-  );
-  // Once the exception is gone from the code, it must go from the list too.
-  assert.deepEqual(
-    [...KNOWN_TEST_IMPORTS].filter((i) => !intoTests.includes(i)),
-    [],
-    'a listed known exception no longer exists: remove it from KNOWN_TEST_IMPORTS',
   );
 });
 

@@ -10,6 +10,8 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '../../common/errors.js';
 import { createLogger } from '../../common/logger.js';
 import { parseConfig } from '../../config/index.js';
+import * as aws from '../../embedded/aws-stand-ins.js';
+import { ensureMariaDbInstalled, startMariaDb } from '../../embedded/mariadb.js';
 import { INVENTORY_DATA, INVENTORY_LIVE_CHANGES, INVENTORY_SCHEMA } from '../demo/inventory.js';
 import { LiveView } from '../demo/live-view.js';
 import { tailStream } from '../demo/stream-tail.js';
@@ -43,9 +45,6 @@ export const demoCommand: Command = {
       io.stderr.write(`cdc demo: --for needs a positive number of seconds, got '${values.for}'\n`);
       return ExitCode.USAGE;
     }
-    // The harness modules live under test/ and need dev dependencies (kinesalite, dynalite): load them lazily.
-    const { startMariaDb, ensureMariaDbInstalled } = await import('../../../test/harness/mariadb.js');
-    const aws = await import('../../../test/harness/aws.js');
     const view = new LiveView(io.stdout, Boolean((io.stdout as { isTTY?: boolean }).isTTY));
     const stop = new AbortController();
     const onSignal = () => {
