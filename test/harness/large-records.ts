@@ -3,9 +3,10 @@
  * folder) driven by the real AWS SDK v3 S3 client, and what kinesalite needs to carry records over 1 MiB.
  *
  * kinesalite predates Kinesis' larger records (up to 10 MiB per record once UpdateMaxRecordSize raised a stream's
- * limit): its DescribeStreamSummary has no `MaxRecordSizeInKiB` and it validates `Data` at 1 MiB. So, and only
- * for streams the test says were raised: `fakeMaxRecordSize` adds that one response field through an SDK middleware,
- * and `raiseKinesaliteRecordLimit` lifts kinesalite's Data check to the raised limit. kinesalite still refuses
+ * limit): its DescribeStreamSummary has no `MaxRecordSizeInKiB` and it validates `Data` at 1 MiB. So
+ * `fakeMaxRecordSize` adds that one response field, for the streams the test says were raised, through an SDK
+ * middleware, and `raiseKinesaliteRecordLimit` lifts kinesalite's Data check (process-wide: on the other streams the
+ * sink itself keeps to the 1 MiB they report, which tests can assert on what they read back). kinesalite still refuses
  * request bodies over 7 MiB (base64), so records up to about 5 MiB can go through it whole.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

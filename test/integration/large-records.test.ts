@@ -55,7 +55,7 @@ before(async () => {
   setStandInCredentials();
   s3 = await startS3StandIn();
   await s3.createBucket(BUCKET);
-  // Streams this file raises to 10 MiB records (see the module comment).
+  // kinesalite's own 1 MiB Data check, lifted for the stream this file raises (see the module comment).
   raiseKinesaliteRecordLimit(10 * MiB);
 });
 after(async () => {
