@@ -35,17 +35,3 @@ export interface SchemaHistory {
   recover(upTo?: Pick<SourceOffset, 'file' | 'pos'>): Promise<SchemaHistoryEntry[]>;
   close(): Promise<void>;
 }
-
-/**
- * Compare binlog coordinates: the server generation first (another server's files after a failover come later,
- * whatever their names), then file names (they sort by their numeric suffix), then the position.
- */
-export function compareBinlogPosition(
-  a: { file: string; pos: number; server_generation?: number },
-  b: { file: string; pos: number; server_generation?: number },
-): number {
-  const byServer = (a.server_generation ?? 0) - (b.server_generation ?? 0);
-  if (byServer !== 0) return byServer;
-  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
-  return a.pos - b.pos;
-}

@@ -3,12 +3,14 @@
  * snapshot mode and the stored offset whether to snapshot, rebuilds the schema (from history or the server),
  * then streams the binlog from the offset. Everything it produces goes through `ctx.emit` onto the queue.
  */
+
 import type { Connection as CallbackConnection } from 'mysql2';
 import type { Connection as PromiseConnection } from 'mysql2/promise';
 import { CdcError, errorMessage } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { CdcConfig } from '../../config/types.js';
 import { snapshotIdPrefix } from '../../events/event-id.js';
+import { BinlogPosition, type PositionLike } from '../../model/binlog-position.js';
 import type { ChangeSource, SourceContext } from '../../model/change-source.js';
 import type { SourceOffset } from '../../model/source-offset.js';
 import type { DatabaseDef, TableDef } from '../../model/table-def.js';
@@ -185,7 +187,7 @@ export class MySqlSource implements ChangeSource {
     const r = await readBinlogStatus(this.statusConn);
     if (!r) return true;
     const ours = this.streamer.lastEventEnd;
-    return ours.file === r.file && ours.pos >= r.pos;
+    return BinlogPosition.compare(ours, r) >= 0;
   }
 
   async run(ctx: SourceContext): Promise<void> {
@@ -226,7 +228,7 @@ export class MySqlSource implements ChangeSource {
     let seq = entries.reduce((m, e) => Math.max(m, e.seq), 0);
     for (const e of entries) {
       const last = this.lastHistoryPosition;
-      if (!last || !positionLeq(e.position, last))
+      if (!last || BinlogPosition.compare(e.position, last) > 0)
         this.lastHistoryPosition = {
           file: e.position.file,
           pos: e.position.pos,
@@ -321,7 +323,7 @@ export class MySqlSource implements ChangeSource {
         seq = await this.recordSchemaSnapshot(loaded, offset, seq);
         if (offset === null) offset = await this.currentPosition();
       } else {
-        const upTo = entries.filter((e) => positionLeq(e.position, offset!));
+        const upTo = entries.filter((e) => BinlogPosition.compare(e.position, offset!) <= 0);
         this.stats.schemaHistoryStatus = 'RECOVERING';
         tracker = SchemaTracker.fromHistory(upTo, trackerOptions);
         this.stats.schemaHistoryChangesApplied = upTo.length;
@@ -615,7 +617,7 @@ export class MySqlSource implements ChangeSource {
     }
   }
   /** Binlog position of the newest schema-history entry at start (DDLs up to it are not recorded again). */
-  private lastHistoryPosition: Position | null = null;
+  private lastHistoryPosition: PositionLike | null = null;
 
   private startChunkedRunner(
     ctx: SourceContext,
@@ -915,7 +917,7 @@ export class MySqlSource implements ChangeSource {
       return seq;
     }
     const tracker = SchemaTracker.fromHistory(
-      interrupted.entries.filter((e) => positionLeq(e.position, from)),
+      interrupted.entries.filter((e) => BinlogPosition.compare(e.position, from) <= 0),
       interrupted.trackerOptions,
     );
     const decoder = new BinlogDecoder({
@@ -1161,16 +1163,6 @@ interface InterruptedSnapshot {
   entries: SchemaHistoryEntry[];
   trackerOptions: SchemaTrackerOptions;
   flavor: string;
-}
-
-type Position = { file: string; pos: number; server_generation?: number };
-
-/** Binlog order, server generation first (see SourceOffset.server_generation). */
-function positionLeq(a: Position, b: Position): boolean {
-  const ga = a.server_generation ?? 0;
-  const gb = b.server_generation ?? 0;
-  if (ga !== gb) return ga < gb;
-  return a.file < b.file || (a.file === b.file && a.pos <= b.pos);
 }
 
 /** MariaDB: the GTID position at exactly `file`:`pos` (the server reads that binlog file from its start). */

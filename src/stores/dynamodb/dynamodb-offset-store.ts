@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { OffsetStoreError } from '../../common/errors.js';
+import { BinlogPosition } from '../../model/binlog-position.js';
 import type { SourceOffset } from '../../model/source-offset.js';
 import { describeOffset } from '../file/offset-order.js';
 import type { OffsetStore } from '../offset-store.js';
@@ -36,7 +37,7 @@ export interface DynamoDbOffsetStoreOptions {
  */
 export function positionKey(o: SourceOffset): string {
   const pad = (n: number | undefined, w: number) => String(n ?? 0).padStart(w, '0');
-  const key = `${o.file}|${pad(o.pos, 20)}|${pad(o.event, 10)}|${pad(o.row, 10)}`;
+  const key = `${BinlogPosition.from(o).sortableFile()}|${pad(o.pos, 20)}|${pad(o.event, 10)}|${pad(o.row, 10)}`;
   // Generation 0 keeps the original key (stored items stay comparable); later generations sort after every binlog
   // file name ('~' is above the characters servers use in them) and after each other.
   return o.server_generation ? `~${pad(o.server_generation, 6)}|${key}` : key;

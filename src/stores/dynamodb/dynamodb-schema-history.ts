@@ -9,8 +9,9 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { SchemaHistoryError } from '../../common/errors.js';
+import { BinlogPosition } from '../../model/binlog-position.js';
 import type { SourceOffset } from '../../model/source-offset.js';
-import { compareBinlogPosition, type SchemaHistory, type SchemaHistoryEntry } from '../schema-history.js';
+import type { SchemaHistory, SchemaHistoryEntry } from '../schema-history.js';
 import {
   B,
   bin,
@@ -168,7 +169,7 @@ export class DynamoDbSchemaHistory implements SchemaHistory {
       if (num(head, 'part') !== 0) continue; // orphan parts of an entry whose head was never written
       if (upTo) {
         const position = { file: str(head, 'file')!, pos: num(head, 'pos')! };
-        if (compareBinlogPosition(position, upTo) > 0) continue;
+        if (BinlogPosition.compare(position, upTo) > 0) continue;
       }
       entries.push(this.decode(group, seq));
     }

@@ -1,8 +1,9 @@
 import { mkdir, open, readFile, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { errorMessage, SchemaHistoryError } from '../../common/errors.js';
+import { BinlogPosition } from '../../model/binlog-position.js';
 import type { SourceOffset } from '../../model/source-offset.js';
-import { compareBinlogPosition, type SchemaHistory, type SchemaHistoryEntry } from '../schema-history.js';
+import type { SchemaHistory, SchemaHistoryEntry } from '../schema-history.js';
 import { resolveStorePath } from './file-offset-store.js';
 
 export interface FileSchemaHistoryOptions {
@@ -46,7 +47,7 @@ export class FileSchemaHistory implements SchemaHistory {
   async recover(upTo?: Pick<SourceOffset, 'file' | 'pos'>): Promise<SchemaHistoryEntry[]> {
     await this.chain;
     const all = await this.readEntries();
-    const kept = upTo ? all.filter((e) => compareBinlogPosition(e.position, upTo) <= 0) : all;
+    const kept = upTo ? all.filter((e) => BinlogPosition.compare(e.position, upTo) <= 0) : all;
     // Stable sort: entries with equal seq keep file order.
     return kept.sort((a, b) => a.seq - b.seq);
   }

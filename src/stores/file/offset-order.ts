@@ -1,5 +1,5 @@
+import { BinlogPosition } from '../../model/binlog-position.js';
 import type { SourceOffset } from '../../model/source-offset.js';
-import { compareBinlogPosition } from '../schema-history.js';
 
 /**
  * Total order on offsets for the "never moves backwards" rule: server generation, binlog file/pos, then the events and rows already
@@ -7,7 +7,7 @@ import { compareBinlogPosition } from '../schema-history.js';
  * snapshot chunk progress that does not move the binlog position).
  */
 export function compareOffsets(a: SourceOffset, b: SourceOffset): number {
-  const byPos = compareBinlogPosition(a, b);
+  const byPos = BinlogPosition.compare(a, b);
   if (byPos !== 0) return byPos;
   const byEvent = (a.event ?? 0) - (b.event ?? 0);
   if (byEvent !== 0) return byEvent;

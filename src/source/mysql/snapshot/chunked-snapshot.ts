@@ -15,10 +15,12 @@
  * Progress (per table: the last primary key of the last emitted chunk) rides on every offset emitted afterwards
  * (`SourceOffset.snapshot_chunks`), so a restart resumes at the next chunk. No locks, no writes.
  */
+
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { escape as sqlEscape } from 'mysql2/promise';
 import type { Logger } from '../../../common/logger.js';
 import { snapshotIdPrefix } from '../../../events/event-id.js';
+import { BinlogPosition } from '../../../model/binlog-position.js';
 import type { QueueItem } from '../../../model/queue-item.js';
 import type { SourceOffset } from '../../../model/source-offset.js';
 import type { TableDef } from '../../../model/table-def.js';
@@ -36,7 +38,6 @@ import { defaultSelect, scanTable } from './table-scan.js';
 import {
   type BinlogPos,
   chooseWatermarks,
-  cmpPos,
   type HighWatermark,
   type StreamMark,
   type WatermarkStrategy,
@@ -311,7 +312,7 @@ export class ChunkedSnapshotRunner {
     }
     if (this.windows.size === 0) return;
     for (const w of this.windows) {
-      if (w.id !== id || (w.hw?.position && cmpPos(at, w.hw.position) >= 0)) continue;
+      if (w.id !== id || (w.hw?.position && BinlogPosition.compare(at, w.hw.position) >= 0)) continue;
       const touch = (row: Row) => {
         const k = rowKey(row, w.pk);
         w.touched.add(k);
@@ -333,7 +334,7 @@ export class ChunkedSnapshotRunner {
    * GTID set/position after it (it changes at commits only).
    */
   async afterEvent(handled: BinlogPos | null, gtids?: string | null): Promise<void> {
-    if (handled && cmpPos(handled, this.streamPos) > 0) this.streamPos = handled;
+    if (handled && BinlogPosition.compare(handled, this.streamPos) > 0) this.streamPos = handled;
     if (gtids) this.streamGtids = gtids;
     if (this.windows.size === 0) return;
     for (const w of [...this.windows]) {

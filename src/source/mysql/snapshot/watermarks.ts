@@ -17,7 +17,9 @@
  * the read view is not started until the server catches up. The high watermark covers every transaction the
  * read view can see, so once the stream has handled it, the chunk's surviving rows can be emitted.
  */
+
 import type { Connection, RowDataPacket } from 'mysql2/promise';
+import { BinlogPosition } from '../../../model/binlog-position.js';
 import { MariaDbGtidSet, MysqlGtidSet } from '../gtid.js';
 import { describeSqlError, SnapshotError } from './errors.js';
 import { readBinlogStatus, type ServerInfo } from './server.js';
@@ -28,9 +30,9 @@ export interface BinlogPos {
   pos: number;
 }
 
+/** Binlog order of two stream positions (BinlogPosition: numeric file suffixes, so .1000000 follows .999999). */
 export function cmpPos(a: BinlogPos, b: BinlogPos): number {
-  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
-  return a.pos - b.pos;
+  return BinlogPosition.compare(a, b);
 }
 
 /** What the stream has handled: the end of its last handled event and its GTID set/position after it. */

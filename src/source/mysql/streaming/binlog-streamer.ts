@@ -3,11 +3,13 @@
  * Debezium records for captured row changes, and attaches resumable offsets (see TransactionTracker).
  * Event handling is a table from event type to handler; everything else is ignored explicitly.
  */
+
 import { CdcError, errorMessage } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
 import { PartialJsonUpdateError } from '../../../events/envelope.js';
 import { rowsEventIdPrefix, statementId } from '../../../events/event-id.js';
 import { transactionId } from '../../../events/transaction.js';
+import { BinlogPosition } from '../../../model/binlog-position.js';
 import type { QueueItem } from '../../../model/queue-item.js';
 import type { SinkRecord } from '../../../model/sink-record.js';
 import type { SourceOffset } from '../../../model/source-offset.js';
@@ -233,7 +235,8 @@ export class BinlogStreamer {
         tableChanges: applied.tableChanges,
       };
       const upTo = this.options.historyRecordedUpTo;
-      const replayed = upTo && (t.file < upTo.file || (t.file === upTo.file && t.eventPos <= upTo.pos));
+      // File/position only, as the streamer's positions carry no server generation.
+      const replayed = upTo && BinlogPosition.of(t.file, t.eventPos).isAtOrBefore({ file: upTo.file, pos: upTo.pos });
       if (replayed) this.historySeq--;
       else await this.options.history.record(entry);
       if (this.options.includeSchemaChanges) {
