@@ -14,6 +14,7 @@
  *   functions, other expressions as their SQL text without outer parentheses.
  */
 
+import { GEOMETRY_TYPES } from '../../../model/column-types.js';
 import type { ColumnDef } from '../../../model/table-def.js';
 import {
   charsetMaxLen,
@@ -55,18 +56,6 @@ const TEXT_SIZES: Array<[string, string, number]> = [
   ['mediumtext', 'mediumblob', 16777215],
   ['longtext', 'longblob', 4294967295],
 ];
-
-const GEOMETRY_TYPES = new Set([
-  'GEOMETRY',
-  'POINT',
-  'LINESTRING',
-  'POLYGON',
-  'MULTIPOINT',
-  'MULTILINESTRING',
-  'MULTIPOLYGON',
-  'GEOMETRYCOLLECTION',
-  'GEOMCOLLECTION',
-]);
 
 interface ResolvedType {
   dataType: string;
@@ -212,7 +201,7 @@ export function resolveType(spec: TypeSpec, ctx: ColumnContext): ResolvedType {
     }
     return plain('json');
   }
-  if (GEOMETRY_TYPES.has(name)) {
+  if (GEOMETRY_TYPES.has(name.toLowerCase())) {
     let dt = name.toLowerCase();
     if (dt === 'geomcollection' && ctx.flavor === 'mariadb') dt = 'geometrycollection';
     if (dt === 'geometrycollection' && ctx.flavor === 'mysql') dt = 'geomcollection';

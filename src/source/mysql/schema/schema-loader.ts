@@ -6,6 +6,7 @@
  * (see column-definition.ts).
  */
 
+import { BLOB_TYPES, TEXT_TYPES } from '../../../model/column-types.js';
 import type { ColumnDef, DatabaseDef, TableDef } from '../../../model/table-def.js';
 import { tableId } from '../../../model/table-def.js';
 import {
@@ -273,14 +274,8 @@ const CHAR_LENGTH_TYPES = new Set([
   'varchar',
   'binary',
   'varbinary',
-  'tinytext',
-  'text',
-  'mediumtext',
-  'longtext',
-  'tinyblob',
-  'blob',
-  'mediumblob',
-  'longblob',
+  ...TEXT_TYPES,
+  ...BLOB_TYPES,
   'enum',
   'set',
 ]);

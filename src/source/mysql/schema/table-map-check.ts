@@ -3,6 +3,7 @@
  * engine decides what to do with mismatches (`inconsistent.schema.handling.mode`: fail / warn / skip).
  */
 
+import { BLOB_TYPES, GEOMETRY_TYPES, TEXT_TYPES } from '../../../model/column-types.js';
 import type { ColumnDef, TableDef } from '../../../model/table-def.js';
 import { ColumnType, columnTypeName as typeName } from '../column-type.js';
 import { rowEndIndex } from './system-versioning.js';
@@ -93,30 +94,14 @@ export function expectedTypeCodes(col: Pick<ColumnDef, 'dataType'>): number[] | 
     case 'varchar':
     case 'varbinary':
       return [T.VARCHAR, T.VAR_STRING];
-    case 'tinytext':
-    case 'text':
-    case 'mediumtext':
-    case 'longtext':
-    case 'tinyblob':
-    case 'blob':
-    case 'mediumblob':
-    case 'longblob':
-      return [T.BLOB, T.TINY_BLOB, T.MEDIUM_BLOB, T.LONG_BLOB];
     case 'json':
       return [T.JSON, T.BLOB];
-    case 'geometry':
-    case 'point':
-    case 'linestring':
-    case 'polygon':
-    case 'multipoint':
-    case 'multilinestring':
-    case 'multipolygon':
-    case 'geometrycollection':
-    case 'geomcollection':
-      return [T.GEOMETRY];
     case 'vector':
       return [T.VECTOR, T.VARCHAR];
     default:
+      if (TEXT_TYPES.has(col.dataType) || BLOB_TYPES.has(col.dataType))
+        return [T.BLOB, T.TINY_BLOB, T.MEDIUM_BLOB, T.LONG_BLOB];
+      if (GEOMETRY_TYPES.has(col.dataType)) return [T.GEOMETRY];
       return null; // unknown/new type: do not guess
   }
 }

@@ -5,6 +5,7 @@
  * stops reading its socket and the server blocks on its write, so memory stays bounded however large the table is.
  */
 import type { Connection } from 'mysql2/promise';
+import { BLOB_TYPES, GEOMETRY_TYPES } from '../../../model/column-types.js';
 import type { ColumnDef, TableDef } from '../../../model/table-def.js';
 import type { Row } from '../../../model/values.js';
 import { describeSqlError, SnapshotError, sqlError } from './errors.js';
@@ -22,20 +23,10 @@ import {
 const BYTE_TYPES = new Set([
   'binary',
   'varbinary',
-  'tinyblob',
-  'blob',
-  'mediumblob',
-  'longblob',
+  ...BLOB_TYPES,
   'bit',
   'json', // MySQL sends JSON with the binary charset; the converter decodes it as UTF-8
-  'geometry',
-  'point',
-  'linestring',
-  'polygon',
-  'multipoint',
-  'multilinestring',
-  'multipolygon',
-  'geometrycollection',
+  ...GEOMETRY_TYPES,
   'vector',
 ]);
 

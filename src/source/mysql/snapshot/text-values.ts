@@ -4,6 +4,7 @@
  * is chosen per column up front; the session runs with time_zone='+00:00' so TIMESTAMP text is UTC.
  */
 
+import { BLOB_TYPES, GEOMETRY_TYPES } from '../../../model/column-types.js';
 import type { ColumnDef } from '../../../model/table-def.js';
 import {
   type CellValue,
@@ -94,22 +95,10 @@ export function textConverterFor(col: ColumnDef): TextConverter {
       return (v) => (v === null ? null : Buffer.isBuffer(v) ? v.toString('latin1') : v);
     case 'binary':
     case 'varbinary':
-    case 'tinyblob':
-    case 'blob':
-    case 'mediumblob':
-    case 'longblob':
-    case 'geometry':
-    case 'point':
-    case 'linestring':
-    case 'polygon':
-    case 'multipoint':
-    case 'multilinestring':
-    case 'multipolygon':
-    case 'geometrycollection':
     case 'vector':
       return toBuffer(t);
     default:
-      if (col.charset === 'binary') return toBuffer(t);
+      if (col.charset === 'binary' || BLOB_TYPES.has(t) || GEOMETRY_TYPES.has(t)) return toBuffer(t);
       return (v) => (v === null ? null : Buffer.isBuffer(v) ? v.toString('utf8') : v);
   }
 }
