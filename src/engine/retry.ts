@@ -5,6 +5,8 @@
  * acknowledged ones) and reports exhaustion as final; the Publisher to every other failure a sink marks
  * retriable, per batch. So attempts never multiply (sink attempts x publisher attempts).
  */
+import { exponentialBackoff } from '../common/backoff.js';
+
 export interface RetryPolicy {
   /** Retries after the first attempt; -1 = unlimited, 0 = none. */
   readonly maxRetries: number;
@@ -39,6 +41,5 @@ export function maxAttempts(policy: RetryPolicy): number {
 
 /** Delay before retry number `retry` (0-based): full jitter under a ceiling that doubles up to maxDelayMs. */
 export function retryDelayMs(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.min(retry, 30));
-  return Math.floor(random() * ceiling);
+  return exponentialBackoff(retry, { initialMs: policy.initialDelayMs, maxMs: policy.maxDelayMs }, random);
 }

@@ -17,6 +17,7 @@
  * duplicate a record batch (at-least-once, like Debezium), never reorder it. `send()` resolves only when every round
  * is acknowledged.
  */
+
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import {
@@ -27,6 +28,7 @@ import {
   type ProducerOptions,
   type SASLOptions,
 } from '@platformatic/kafka';
+import { exponentialBackoff } from '../../common/backoff.js';
 import { errorMessage, SinkError } from '../../common/errors.js';
 import { type Logger, silentLogger } from '../../common/logger.js';
 import type { KafkaSinkSettings } from '../../config/kafka-sink.js';
@@ -348,7 +350,7 @@ export class KafkaSink implements Sink {
       retries: s.retries,
       // Exponential backoff with full jitter, capped.
       retryDelay: (_client, _op, attempt) =>
-        Math.floor(random() * Math.min(s.retryBackoffMaxMs, s.retryBackoffMs * 2 ** Math.min(attempt, 20))) + 1,
+        exponentialBackoff(attempt, { initialMs: s.retryBackoffMs, maxMs: s.retryBackoffMaxMs }, random) + 1,
       timeout: s.requestTimeoutMs,
       requestTimeout: s.requestTimeoutMs,
       autocreateTopics: false,

@@ -1,4 +1,6 @@
 /** Retry policy for PutRecords: exponential backoff with full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"). */
+import { exponentialBackoff } from '../../common/backoff.js';
+
 export interface RetryOptions {
   /**
    * First backoff ceiling in ms; attempt n waits a random time in [0, min(maxDelayMs, baseDelayMs * 2^n)).
@@ -15,10 +17,11 @@ export interface RetryOptions {
 }
 
 export function backoffDelay(attempt: number, options: RetryOptions = {}, random: () => number = Math.random): number {
-  const base = options.baseDelayMs ?? 100;
-  const max = options.maxDelayMs ?? 5000;
-  const ceiling = Math.min(max, base * 2 ** Math.min(attempt, 30));
-  return Math.floor(random() * ceiling);
+  return exponentialBackoff(
+    attempt,
+    { initialMs: options.baseDelayMs ?? 100, maxMs: options.maxDelayMs ?? 5000 },
+    random,
+  );
 }
 
 /** Per-entry PutRecords error codes worth retrying (the API documents exactly these two). */

@@ -3,6 +3,7 @@
  * from the position the consumer confirmed, with exponential backoff and jitter. Non-retriable errors (position
  * lost, credentials, configuration) end iteration at once.
  */
+import { exponentialBackoff } from '../../../../common/backoff.js';
 import { errorMessage, isRetriable } from '../../../../common/errors.js';
 import type { Logger } from '../../../../common/logger.js';
 import { silentLogger } from '../../../../common/logger.js';
@@ -153,10 +154,8 @@ export class ResilientBinlogStream implements AsyncIterable<RawBinlogEvent> {
 
   /** Exponential backoff with "equal jitter": half fixed, half random, so replicas do not reconnect in step. */
   private backoff(failures: number): number {
-    const initial = this.opts.initialDelayMs ?? 500;
-    const max = this.opts.maxDelayMs ?? 30_000;
-    const exp = Math.min(max, initial * 2 ** Math.min(failures - 1, 30));
-    return Math.round(exp / 2 + (Math.random() * exp) / 2);
+    const initialMs = this.opts.initialDelayMs ?? 500;
+    return exponentialBackoff(failures - 1, { initialMs, maxMs: this.opts.maxDelayMs ?? 30_000, jitter: 'equal' });
   }
 
   private sleep(ms: number): Promise<void> {
