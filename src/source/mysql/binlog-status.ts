@@ -4,6 +4,7 @@
  * do not tell which (MySQL's versions jump to 26.x, forks add their own), so the statement that answered last is
  * tried first and a parse error (1064) switches to the other one.
  */
+import { ER, errnoOf } from './server-errors.js';
 
 /** What the reader needs of a connection (mysql2/promise Connection, Pool or PoolConnection). */
 export interface StatusQueryable {
@@ -21,7 +22,6 @@ export interface BinlogStatus {
   statement: BinlogStatusStatement;
 }
 
-const ER_PARSE_ERROR = 1064;
 const MODERN: BinlogStatusStatement = 'SHOW BINARY LOG STATUS';
 const LEGACY: BinlogStatusStatement = 'SHOW MASTER STATUS';
 
@@ -29,7 +29,7 @@ const LEGACY: BinlogStatusStatement = 'SHOW MASTER STATUS';
 let preferred: BinlogStatusStatement = MODERN;
 
 function isParseError(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { errno?: unknown }).errno === ER_PARSE_ERROR;
+  return errnoOf(err) === ER.PARSE_ERROR;
 }
 
 /** GTID sets print with newlines after commas on MySQL; offsets want one line. */

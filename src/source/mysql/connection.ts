@@ -2,6 +2,7 @@
  * Opening connections and pools to the source database (mysql2/promise), with Debezium-style SSL modes and
  * connection errors turned into actionable `DatabaseConnectionError`s that never contain the password.
  */
+
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
@@ -9,6 +10,7 @@ import type { Connection, ConnectionOptions, Pool, PoolOptions, SslOptions } fro
 import mysql from 'mysql2/promise';
 import { CdcError, type CdcErrorOptions } from '../../common/errors.js';
 import { isInlinePem } from '../../common/inline-pem.js';
+import { ER } from './server-errors.js';
 
 export type SslMode = 'disabled' | 'preferred' | 'required' | 'verify_ca' | 'verify_identity';
 
@@ -146,7 +148,7 @@ export function toConnectionError(err: unknown, opts: DatabaseConnectionOptions)
   let reason: ConnectionFailureReason;
   let hint: string;
   let retriable = false;
-  if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR' || e?.errno === 1045) {
+  if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR' || e?.errno === ER.ACCESS_DENIED_ERROR) {
     reason = 'access_denied';
     hint =
       'Check database.user and database.password, and that the user exists for the host the connector connects ' +

@@ -3,11 +3,13 @@
  * runs and every problem is reported at once, each with an actionable fix (SET GLOBAL, parameter group, GRANT).
  * A check that cannot run (e.g. no privilege to look) is a warning, never an abort; only a lost connection throws.
  */
+
 import type { Connection, Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { CdcError, type CdcErrorOptions, errorMessage } from '../../common/errors.js';
 import { isRdsProxyHost, RDS_PROXY_FIX } from './rds-endpoint.js';
 import { formatDuration } from './retention/runway.js';
 import type { RunwayMeasurement } from './retention/runway-monitor.js';
+import { ACCESS_DENIED_ERRNOS, errnoOf } from './server-errors.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
@@ -540,9 +542,9 @@ type ProbeResult = 'ok' | 'denied' | 'unknown';
 
 function probeOutcome(err: unknown): ProbeResult {
   if (err === undefined) return 'ok';
-  const e = err as { errno?: number; code?: string };
+  const errno = errnoOf(err);
   const text = errorMessage(err);
-  return [1044, 1045, 1142, 1227].includes(e.errno ?? 0) || /access denied|privilege/i.test(text)
+  return (errno !== undefined && ACCESS_DENIED_ERRNOS.has(errno)) || /access denied|privilege/i.test(text)
     ? 'denied'
     : 'unknown';
 }

@@ -13,11 +13,13 @@
  * Independent of the schema loader and the event layer: both come in as functions (loadSchema, emitter).
  * A chunked, lock-free snapshot can live beside this module and reuse tables.ts / table-scan.ts / markers.ts.
  */
+
 import type { Connection } from 'mysql2/promise';
 import { errorMessage } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
 import { type TableDef, tableId } from '../../../model/table-def.js';
 import type { Row } from '../../../model/values.js';
+import { ER } from '../server-errors.js';
 import { describeSqlError, isPrivilegeError, SnapshotError, sqlError } from './errors.js';
 import { type HeldLock, lockTables, tryGlobalReadLock } from './locks.js';
 import { MarkerSequencer, type SnapshotMarker } from './markers.js';
@@ -99,10 +101,9 @@ export interface SnapshotResult {
 const DEFAULT_FETCH_SIZE = 1024;
 /** Table-lock path: how often the list → lock → list again cycle is retried when the table set keeps changing. */
 const MAX_TABLE_LOCK_ATTEMPTS = 5;
-const ER_NO_SUCH_TABLE = 1146;
 
 function isNoSuchTable(err: unknown): boolean {
-  return sqlError(err).errno === ER_NO_SUCH_TABLE;
+  return sqlError(err).errno === ER.NO_SUCH_TABLE;
 }
 
 /** Null when both lists name the same tables, else a short description of the difference (names only). */

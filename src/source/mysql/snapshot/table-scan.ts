@@ -8,6 +8,7 @@ import type { Connection } from 'mysql2/promise';
 import { BLOB_TYPES, GEOMETRY_TYPES } from '../../../model/column-types.js';
 import type { ColumnDef, TableDef } from '../../../model/table-def.js';
 import type { Row } from '../../../model/values.js';
+import { CONNECTION_LOST_ERRNOS, ER } from '../server-errors.js';
 import { describeSqlError, SnapshotError, sqlError } from './errors.js';
 import { quoteId, quoteTable } from './sql.js';
 import { cellDecoder, type QueryConnectionInternals, type ResultField, TextQueryCommand } from './text-query.js';
@@ -48,7 +49,6 @@ export function defaultSelect(table: TableDef): string {
   return `SELECT ${cols.join(', ')} FROM ${quoteTable(table.database, table.name)}`;
 }
 
-const ER_TABLE_DEF_CHANGED = 1412;
 const YIELD_EVERY_MS = 10;
 
 /** The callback-API connection under a mysql2/promise one: its internals run commands (not in the typings). */
@@ -221,12 +221,10 @@ export async function scanTable(
   return stats;
 }
 
-const LOST_CONNECTION = new Set([2006, 2013]);
-
 function scanError(table: TableDef, sql: string, err: unknown): SnapshotError {
   const e = sqlError(err);
   const name = `${table.database}.${table.name}`;
-  if (e.errno === ER_TABLE_DEF_CHANGED) {
+  if (e.errno === ER.TABLE_DEF_CHANGED) {
     return new SnapshotError(
       `${name} was altered while the snapshot read it (${describeSqlError(err)}). Restart the snapshot; ` +
         'snapshot.locking.mode=extended blocks DDL for the whole snapshot.',
@@ -234,7 +232,7 @@ function scanError(table: TableDef, sql: string, err: unknown): SnapshotError {
     );
   }
   // No server errno: the connection broke (mysql2 PROTOCOL_CONNECTION_LOST, ECONNRESET, ...).
-  const retriable = e.errno === undefined || LOST_CONNECTION.has(e.errno);
+  const retriable = e.errno === undefined || CONNECTION_LOST_ERRNOS.has(e.errno);
   return new SnapshotError(`reading ${name} failed: ${describeSqlError(err)} (statement: ${sql.slice(0, 200)})`, {
     cause: err,
     retriable,

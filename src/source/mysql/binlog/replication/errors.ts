@@ -3,6 +3,13 @@
  * what to do; they never include credentials (mysql2's own messages do not either).
  */
 import { CdcError, errorMessage } from '../../../../common/errors.js';
+import {
+  ER,
+  LOGIN_DENIED_ERRNOS,
+  NO_REPLICATION_ERRNOS,
+  PRIVILEGE_DENIED_ERRNOS,
+  TRANSIENT_ERRNOS,
+} from '../../server-errors.js';
 import type { BinlogStartPosition } from './types.js';
 
 /** The requested binlog position or GTID is not on the server any more (or never was). Not retriable. */
@@ -65,41 +72,6 @@ interface Mysql2ErrorFields {
   fatal?: unknown;
 }
 
-const ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236;
-const AUTH_ERRNOS = new Set([
-  1044, // ER_DBACCESS_DENIED_ERROR
-  1045, // ER_ACCESS_DENIED_ERROR
-  1251, // ER_NOT_SUPPORTED_AUTH_MODE
-  1698, // ER_ACCESS_DENIED_NO_PASSWORD_ERROR
-  1862, // ER_MUST_CHANGE_PASSWORD_LOGIN
-  3118, // ER_ACCOUNT_HAS_BEEN_LOCKED
-  4151, // ER_ACCOUNT_HAS_BEEN_LOCKED (MariaDB)
-]);
-const PRIVILEGE_ERRNOS = new Set([
-  1142, // ER_TABLEACCESS_DENIED_ERROR
-  1227, // ER_SPECIFIC_ACCESS_DENIED_ERROR (no REPLICATION SLAVE)
-]);
-/** Answers to COM_REGISTER_SLAVE / COM_BINLOG_DUMP from an endpoint that cannot replicate. */
-const NO_REPLICATION_ERRNOS = new Set([
-  1047, // ER_UNKNOWN_COM_ERROR
-  1235, // ER_NOT_SUPPORTED_YET
-]);
-/** Server errors that are about this session or server state, not about configuration: reconnecting helps. */
-const RETRIABLE_ERRNOS = new Set([
-  1040, // ER_CON_COUNT_ERROR
-  1053, // ER_SERVER_SHUTDOWN
-  1077, // ER_NORMAL_SHUTDOWN
-  1152, // ER_ABORTING_CONNECTION
-  1158, // ER_NET_READ_ERROR
-  1159, // ER_NET_READ_INTERRUPTED
-  1160, // ER_NET_ERROR_ON_WRITE
-  1161, // ER_NET_WRITE_INTERRUPTED
-  1205, // ER_LOCK_WAIT_TIMEOUT
-  1317, // ER_QUERY_INTERRUPTED
-  1927, // ER_CONNECTION_KILLED (MariaDB)
-  4031, // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8.0.24+)
-]);
-
 /**
  * Maps anything thrown while connecting or streaming onto a transport error. Errors that already are CdcErrors
  * pass through unchanged.
@@ -117,7 +89,7 @@ export function classifyError(
   const code = typeof f.code === 'string' ? f.code : undefined;
   const serverMessage = typeof f.sqlMessage === 'string' ? f.sqlMessage : errorMessage(err);
 
-  if (errno === ER_MASTER_FATAL_ERROR_READING_BINLOG) {
+  if (errno === ER.MASTER_FATAL_ERROR_READING_BINLOG) {
     if (/binary log is not open/i.test(serverMessage)) {
       return new BinlogFailoverError(
         `The server's binary log is not open: ${serverMessage}. Right after an Aurora/RDS failover the endpoint ` +
@@ -143,7 +115,7 @@ export function classifyError(
     return new BinlogPositionLostError(requested, serverMessage, { cause: err });
   }
   // Once logged in, "access denied" (MariaDB answers COM_BINLOG_DUMP with 1045) means a missing privilege.
-  if (errno !== undefined && (PRIVILEGE_ERRNOS.has(errno) || (loggedIn && AUTH_ERRNOS.has(errno)))) {
+  if (errno !== undefined && (PRIVILEGE_DENIED_ERRNOS.has(errno) || (loggedIn && LOGIN_DENIED_ERRNOS.has(errno)))) {
     return new BinlogAuthError(
       `The user lacks a privilege binlog replication needs: ${serverMessage}. ` +
         'Grant it REPLICATION SLAVE and REPLICATION CLIENT (MariaDB: REPLICATION SLAVE, BINLOG MONITOR).',
@@ -158,13 +130,13 @@ export function classifyError(
       { cause: err, retriable: false, errno },
     );
   }
-  if ((errno !== undefined && AUTH_ERRNOS.has(errno)) || code === 'HANDSHAKE_NO_SSL_SUPPORT') {
+  if ((errno !== undefined && LOGIN_DENIED_ERRNOS.has(errno)) || code === 'HANDSHAKE_NO_SSL_SUPPORT') {
     return new BinlogAuthError(
       `Cannot log in for binlog replication: ${serverMessage}. Check the user name, password and TLS settings.`,
       { cause: err, errno },
     );
   }
-  if (errno !== undefined && !RETRIABLE_ERRNOS.has(errno) && errno < 2000) {
+  if (errno !== undefined && !TRANSIENT_ERRNOS.has(errno) && errno < 2000) {
     // Other server errors come from our own setup statements: a server this client does not support.
     return new BinlogStreamError(`The server refused the binlog replication setup: ${serverMessage}`, {
       cause: err,
