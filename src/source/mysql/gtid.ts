@@ -16,19 +16,12 @@ export class MysqlGtidSet implements GtidSet {
   /** `uuid` or `uuid:tag` (lower-case) → sorted, non-overlapping inclusive intervals. */
   private readonly sets = new Map<string, Array<[number, number]>>();
 
+  /** Parses with parseMySqlGtidSet (the one MySQL GTID-set parser); throws SyntaxError on a malformed set. */
   static parse(text: string): MysqlGtidSet {
     const set = new MysqlGtidSet();
-    for (const part of text.replace(/\s+/g, '').split(',')) {
-      if (!part) continue;
-      const pieces = part.split(':');
-      const uuid = pieces[0].toLowerCase();
-      let tag = '';
-      for (const piece of pieces.slice(1)) {
-        if (/^\d/.test(piece)) {
-          const [a, b] = piece.split('-');
-          set.addInterval(tag ? `${uuid}:${tag}` : uuid, Number(a), Number(b ?? a));
-        } else tag = piece.toLowerCase();
-      }
+    for (const s of parseMySqlGtidSet(text)) {
+      const source = s.tag ? `${s.uuid}:${s.tag}` : s.uuid;
+      for (const iv of s.intervals) set.addInterval(source, Number(iv.start), Number(iv.end));
     }
     return set;
   }
@@ -132,4 +125,100 @@ export class MariaDbGtidSet implements GtidSet {
 
 export function parseGtidSet(text: string): GtidSet {
   return /^\s*\d+-\d+-\d+/.test(text) ? MariaDbGtidSet.parse(text) : MysqlGtidSet.parse(text);
+}
+
+export interface GtidInterval {
+  /** First transaction number, inclusive. */
+  start: bigint;
+  /** Last transaction number, inclusive. */
+  end: bigint;
+}
+
+export interface GtidSource {
+  /** Source server UUID, lower case with dashes. */
+  uuid: string;
+  /** GTID tag (MySQL 8.3+), lower case; '' for untagged GTIDs. */
+  tag: string;
+  intervals: GtidInterval[];
+}
+
+const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+/** MySQL tag syntax (mysql::gtid::Tag): a letter or '_' then up to 31 letters, digits or '_'. */
+const TAG_RE = /^[a-z_][a-z0-9_]{0,31}$/i;
+
+/**
+ * Parses `uuid:1-5:7,uuid2:3-9` and MySQL 8.4 tagged sets `uuid:1-5:tag:1-3:other:7` (whitespace and newlines
+ * allowed, as in `@@gtid_executed`). One entry per (uuid, tag), in the order first seen; intervals of an entry
+ * named twice are merged.
+ */
+export function parseMySqlGtidSet(text: string): GtidSource[] {
+  const out: GtidSource[] = [];
+  const byKey = new Map<string, GtidSource>();
+  const compact = text.replace(/\s+/g, '');
+  if (compact === '') return out;
+  for (const part of compact.split(',')) {
+    const [uuidText, ...pieces] = part.split(':');
+    if (!UUID_RE.test(uuidText)) {
+      throw new SyntaxError(`invalid GTID set '${text}': '${uuidText}' is not a server UUID`);
+    }
+    const uuid = formatUuid(uuidText);
+    if (pieces.length === 0) throw new SyntaxError(`invalid GTID set '${text}': '${uuidText}' has no intervals`);
+    let source: GtidSource | undefined;
+    const entry = (tag: string): GtidSource => {
+      const key = `${uuid}:${tag}`;
+      let s = byKey.get(key);
+      if (!s) {
+        s = { uuid, tag, intervals: [] };
+        byKey.set(key, s);
+        out.push(s);
+      }
+      return s;
+    };
+    let pendingTag: string | null = null;
+    for (const piece of pieces) {
+      const m = /^(\d+)(?:-(\d+))?$/.exec(piece);
+      if (!m) {
+        if (!TAG_RE.test(piece)) throw new SyntaxError(`invalid GTID set '${text}': bad interval or tag '${piece}'`);
+        if (pendingTag !== null)
+          throw new SyntaxError(`invalid GTID set '${text}': tag '${pendingTag}' has no intervals`);
+        pendingTag = piece.toLowerCase();
+        continue;
+      }
+      if (pendingTag !== null) {
+        source = entry(pendingTag);
+        pendingTag = null;
+      }
+      source ??= entry('');
+      const start = BigInt(m[1]);
+      const end = m[2] === undefined ? start : BigInt(m[2]);
+      if (start < 1n || end < start) throw new SyntaxError(`invalid GTID set '${text}': bad interval '${piece}'`);
+      source.intervals.push({ start, end });
+    }
+    if (pendingTag !== null) throw new SyntaxError(`invalid GTID set '${text}': tag '${pendingTag}' has no intervals`);
+  }
+  for (const s of out) s.intervals = mergeIntervals(s.intervals);
+  return out;
+}
+
+function formatUuid(text: string): string {
+  const hex = text.replace(/-/g, '').toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function mergeIntervals(list: GtidInterval[]): GtidInterval[] {
+  const sorted = [...list].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const merged: GtidInterval[] = [];
+  for (const iv of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && iv.start <= last.end + 1n) {
+      if (iv.end > last.end) last.end = iv.end;
+    } else merged.push({ ...iv });
+  }
+  return merged;
+}
+
+/** MariaDB GTID list `domain-server-seq[,...]`, as `@@gtid_binlog_pos` prints it (empty allowed). */
+export function isMariaDbGtidList(text: string): boolean {
+  const compact = text.replace(/\s+/g, '');
+  return compact === '' || /^\d+-\d+-\d+(,\d+-\d+-\d+)*$/.test(compact);
 }

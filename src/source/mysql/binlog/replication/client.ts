@@ -7,6 +7,7 @@ import type { Connection, ConnectionOptions } from 'mysql2';
 import mysql from 'mysql2';
 import type { Logger } from '../../../../common/logger.js';
 import { silentLogger } from '../../../../common/logger.js';
+import { isMariaDbGtidList } from '../../gtid.js';
 import { BinlogFailoverError, BinlogStreamError, classifyError, describePosition } from './errors.js';
 import {
   EVENT_HEADER_LENGTH,
@@ -16,7 +17,7 @@ import {
   readFormatDescriptionChecksumAlg,
   readRotateBody,
 } from './event-header.js';
-import { encodeMySqlGtidSet, isMariaDbGtidList } from './gtid.js';
+import { encodeMySqlGtidSet } from './gtid.js';
 import {
   BINLOG_SEND_ANNOTATE_ROWS_EVENT,
   binlogDumpGtidPacket,

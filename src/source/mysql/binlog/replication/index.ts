@@ -14,6 +14,8 @@
  * Events are not decoded here beyond the v4 header and ROTATE bodies; checksums are left for the decoder to
  * verify (`session.checksumAlgorithm` says which one is in use).
  */
+
+export { type GtidInterval, type GtidSource, parseMySqlGtidSet } from '../../gtid.js';
 export {
   BinlogReplicationClient,
   type BinlogReplicationClientOptions,
@@ -36,7 +38,7 @@ export {
   readEventHeader,
   readRotateBody,
 } from './event-header.js';
-export { encodeMySqlGtidSet, type GtidInterval, type GtidSource, parseMySqlGtidSet } from './gtid.js';
+export { encodeMySqlGtidSet } from './gtid.js';
 export {
   ResilientBinlogStream,
   type ResilientBinlogStreamOptions,
