@@ -17,7 +17,7 @@ import { createConnectionFactory } from '../../src/source/mysql/connection-facto
 import { runPreflight } from '../../src/source/mysql/preflight.js';
 import { replicationProbe } from '../../src/source/mysql/replication-probe.js';
 import { readServerIdentity } from '../../src/source/mysql/server-identity.js';
-import { parseServerVersion } from '../../src/source/mysql/snapshot/server.js';
+import { parseServerVersion } from '../../src/source/mysql/server-info.js';
 import { startLockFreeSnapshot } from '../../src/source/mysql/snapshot/snapshot-position.js';
 import { ColumnType, type MySqlPeer, type Recording, startMySqlPeer } from '../harness/mysql-peer.js';
 import { makeTlsMaterial, type TlsMaterial } from '../harness/tls.js';

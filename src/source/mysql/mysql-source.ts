@@ -34,10 +34,11 @@ import { assertNotRdsProxy } from './rds-endpoint.js';
 import { createRecordFactory, eventOptionsFromConfig } from './record-factory.js';
 import { MAX_DUMP_POSITION, POSITION_LOST_FIX, planResume, type ResumeFacts, type ResumePlan } from './resume-plan.js';
 import { CaptureRunway } from './retention/capture-runway.js';
-import { loadSchema, readServerInfo, type ServerInfo, trackerOptionsFor } from './schema/schema-loader.js';
+import { loadSchema, trackerOptionsFor } from './schema/schema-loader.js';
 import { SchemaTracker, type SchemaTrackerOptions } from './schema/schema-tracker.js';
 import { checkTableMap, type TableMapInfo } from './schema/table-map-check.js';
 import { readServerIdentity, type ServerIdentity } from './server-identity.js';
+import { readServerInfo, type ServerInfo } from './server-info.js';
 import { runBlockingSnapshot } from './snapshot/blocking-snapshot.js';
 import {
   ChunkedSnapshotRunner,

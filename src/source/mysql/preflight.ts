@@ -10,6 +10,7 @@ import { isRdsProxyHost, RDS_PROXY_FIX } from './rds-endpoint.js';
 import { formatDuration } from './retention/runway.js';
 import type { RunwayMeasurement } from './retention/runway-monitor.js';
 import { ACCESS_DENIED_ERRNOS, errnoOf } from './server-errors.js';
+import { parseServerVersion, type ServerVersion } from './server-info.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
@@ -22,13 +23,9 @@ export interface PreflightCheck {
 
 export type ServerFlavour = 'mysql' | 'mariadb' | 'aurora-mysql';
 
-export interface ServerInfo {
+/** The server as the preflight check reports it: its version, and whether it is Aurora or managed by RDS. */
+export interface PreflightServer extends Omit<ServerVersion, 'flavor'> {
   flavour: ServerFlavour;
-  /** VERSION() as reported. */
-  version: string;
-  major: number;
-  minor: number;
-  patch: number;
   auroraVersion?: string;
   /** Amazon RDS / Aurora (mysql.rds_* procedures or an /rdsdbbin/ basedir). */
   managed: boolean;
@@ -39,7 +36,7 @@ export interface ServerInfo {
 
 export interface PreflightReport {
   ok: boolean;
-  server: ServerInfo;
+  server: PreflightServer;
   checks: PreflightCheck[];
 }
 
@@ -176,12 +173,9 @@ export function assertPreflight(report: PreflightReport): void {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-async function serverInfo(probe: Probe, vars: Map<string, string>): Promise<ServerInfo> {
+async function serverInfo(probe: Probe, vars: Map<string, string>): Promise<PreflightServer> {
   const version = vars.get('version') ?? String((await probe.scalar('SELECT VERSION()')) ?? '');
-  // Old MariaDB prefixes a fake "5.5.5-" for replication clients.
-  const clean = version.replace(/^5\.5\.5-/, '');
-  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(clean);
-  const [major, minor, patch] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+  const { flavor: _flavor, ...parsed } = parseServerVersion(version);
   let auroraVersion = vars.get('aurora_version');
   if (!auroraVersion && !/mariadb/i.test(version)) {
     const v = await probe.scalar('SELECT AURORA_VERSION()');
@@ -195,11 +189,8 @@ async function serverInfo(probe: Probe, vars: Map<string, string>): Promise<Serv
   const currentUser = String((await probe.scalar('SELECT CURRENT_USER()')) ?? 'unknown');
   const serverId = vars.has('server_id') ? Number(vars.get('server_id')) : undefined;
   return {
+    ...parsed,
     flavour,
-    version,
-    major,
-    minor,
-    patch,
     ...(auroraVersion ? { auroraVersion } : {}),
     managed: flavour === 'aurora-mysql' || /rdsdbbin/i.test(vars.get('basedir') ?? ''),
     ...(serverId !== undefined ? { serverId } : {}),
@@ -207,19 +198,19 @@ async function serverInfo(probe: Probe, vars: Map<string, string>): Promise<Serv
   };
 }
 
-function atLeast(s: ServerInfo, major: number, minor: number, patch = 0): boolean {
+function atLeast(s: PreflightServer, major: number, minor: number, patch = 0): boolean {
   if (s.major !== major) return s.major > major;
   if (s.minor !== minor) return s.minor > minor;
   return s.patch >= patch;
 }
 
-function flavourName(s: ServerInfo): string {
+function flavourName(s: PreflightServer): string {
   if (s.flavour === 'aurora-mysql') return `Aurora MySQL ${s.auroraVersion} (MySQL ${s.major}.${s.minor}.${s.patch})`;
   return `${s.flavour === 'mariadb' ? 'MariaDB' : s.managed ? 'MySQL (RDS)' : 'MySQL'} ${s.major}.${s.minor}.${s.patch}`;
 }
 
 /** Where a server setting is changed: SET GLOBAL + option file, or the parameter group on RDS/Aurora. */
-function settingFix(s: ServerInfo, name: string, value: string, note = ''): string {
+function settingFix(s: PreflightServer, name: string, value: string, note = ''): string {
   if (s.managed) {
     const group = s.flavour === 'aurora-mysql' ? 'DB cluster parameter group' : 'DB parameter group';
     return `Set ${name} = ${value} in the ${group} and reboot the writer instance.${note}`;
@@ -239,7 +230,7 @@ function endpointCheck(hostname: string): PreflightCheck {
     : { id: 'endpoint.replication', status: 'pass', message: `${hostname} is not a proxy endpoint` };
 }
 
-function versionCheck(s: ServerInfo): PreflightCheck {
+function versionCheck(s: PreflightServer): PreflightCheck {
   const id = 'server.version';
   const name = flavourName(s);
   if (s.flavour === 'mariadb' ? !atLeast(s, 10, 2) : !atLeast(s, 5, 7)) {
@@ -254,7 +245,7 @@ function versionCheck(s: ServerInfo): PreflightCheck {
 }
 
 /** The binlog settings checks (exported for unit tests). */
-export function binlogChecks(s: ServerInfo, vars: Map<string, string>): PreflightCheck[] {
+export function binlogChecks(s: PreflightServer, vars: Map<string, string>): PreflightCheck[] {
   const out: PreflightCheck[] = [];
   const logBin = (vars.get('log_bin') ?? '').toUpperCase();
   if (logBin === 'ON' || logBin === '1') out.push({ id: 'binlog.enabled', status: 'pass', message: 'log_bin is ON' });
@@ -355,7 +346,7 @@ export function binlogChecks(s: ServerInfo, vars: Map<string, string>): Prefligh
   return out;
 }
 
-function gtidCheck(s: ServerInfo, vars: Map<string, string>, opts: PreflightOptions): PreflightCheck {
+function gtidCheck(s: PreflightServer, vars: Map<string, string>, opts: PreflightOptions): PreflightCheck {
   const id = 'gtid.mode';
   if (s.flavour === 'mariadb') {
     const pos = vars.get('gtid_binlog_pos');
@@ -386,7 +377,7 @@ function gtidCheck(s: ServerInfo, vars: Map<string, string>, opts: PreflightOpti
 
 async function retentionCheck(
   probe: Probe,
-  s: ServerInfo,
+  s: PreflightServer,
   vars: Map<string, string>,
   minHours: number,
 ): Promise<PreflightCheck> {
@@ -590,7 +581,7 @@ async function probePrivileges(probe: Probe, opts: PreflightOptions) {
   return { status, select, lockTables, replication, replicationError, table };
 }
 
-async function privilegeChecks(probe: Probe, s: ServerInfo, opts: PreflightOptions): Promise<PreflightCheck[]> {
+async function privilegeChecks(probe: Probe, s: PreflightServer, opts: PreflightOptions): Promise<PreflightCheck[]> {
   const tried = await probePrivileges(probe, opts);
   const rows = await probe.rows('SHOW GRANTS');
   if (rows instanceof Error) {
@@ -699,7 +690,7 @@ async function privilegeChecks(probe: Probe, s: ServerInfo, opts: PreflightOptio
 
 // ---------------------------------------------------------------------------------------------------------------
 
-async function serverIdCheck(probe: Probe, s: ServerInfo, ours: number): Promise<PreflightCheck> {
+async function serverIdCheck(probe: Probe, s: PreflightServer, ours: number): Promise<PreflightCheck> {
   const id = 'server_id.unique';
   const fix = `Set database.server.id to a number used by no server or replica in this topology (e.g. ${suggestId(ours)}).`;
   if (s.serverId === ours) {

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ColumnDef, TableDef } from '../../../src/model/table-def.js';
 import type { Row } from '../../../src/model/values.js';
+import { parseServerVersion } from '../../../src/source/mysql/server-info.js';
 import { isGlobalLockDenied, isPrivilegeError, SnapshotError } from '../../../src/source/mysql/snapshot/errors.js';
 import { lockTablesStatement } from '../../../src/source/mysql/snapshot/locks.js';
 import { MarkerSequencer } from '../../../src/source/mysql/snapshot/markers.js';
-import { normalizeGtids, parseServerVersion } from '../../../src/source/mysql/snapshot/server.js';
+import { normalizeGtids } from '../../../src/source/mysql/snapshot/server.js';
 import { lockWaitSeconds, quoteTable } from '../../../src/source/mysql/snapshot/sql.js';
 import { defaultSelect, wantsBytes } from '../../../src/source/mysql/snapshot/table-scan.js';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Connection } from 'mysql2/promise';
-import { parseServerVersion } from '../../../src/source/mysql/snapshot/server.js';
+import { parseServerVersion } from '../../../src/source/mysql/server-info.js';
 import { chooseWatermarks, watermarksFor } from '../../../src/source/mysql/snapshot/watermarks.js';
 
 const MYSQL = parseServerVersion('8.0.36');

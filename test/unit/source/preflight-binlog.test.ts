@@ -1,7 +1,7 @@
 /** Preflight binlog settings checks on given server variables (no server needed). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { binlogChecks, type ServerInfo } from '../../../src/source/mysql/preflight.js';
+import { binlogChecks, type PreflightServer as ServerInfo } from '../../../src/source/mysql/preflight.js';
 
 const mysql8: ServerInfo = {
   flavour: 'mysql',

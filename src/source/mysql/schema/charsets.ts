@@ -3,7 +3,9 @@
  * collation (or a collation without a charset). `utf8` is reported as `utf8mb3` by MariaDB 10.6+ and MySQL 8.0.30+;
  * we always use the explicit name.
  */
-export type ServerFlavor = 'mariadb' | 'mysql';
+import type { ServerFlavor } from '../server-info.js';
+
+export type { ServerFlavor };
 
 interface CharsetInfo {
   maxLen: number;

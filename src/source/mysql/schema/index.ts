@@ -1,5 +1,6 @@
 export type { ColumnDef, DatabaseDef, TableDef } from '../../../model/table-def.js';
 export { tableId } from '../../../model/table-def.js';
+export { readServerInfo, type ServerInfo, type SqlQueryable } from '../server-info.js';
 export { charsetOfCollation, defaultCollation, type ServerFlavor } from './charsets.js';
 export { buildColumn, resolveType } from './column-definition.js';
 export type { AlterSpec, ColumnSpec, DdlStatement, KeySpec, QualifiedName, TypeSpec } from './ddl-ast.js';
@@ -13,9 +14,6 @@ export {
   loadSchema,
   parseEnumValues,
   prepareSchemaSession,
-  readServerInfo,
-  type ServerInfo,
-  type SqlQueryable,
   schemaSessionStatements,
   seedTracker,
   trackerOptionsFor,

@@ -9,30 +9,13 @@
 import { BLOB_TYPES, TEXT_TYPES } from '../../../model/column-types.js';
 import type { ColumnDef, DatabaseDef, TableDef } from '../../../model/table-def.js';
 import { tableId } from '../../../model/table-def.js';
-import {
-  charsetOfCollation,
-  defaultCollation,
-  normalizeCharset,
-  normalizeCollation,
-  type ServerFlavor,
-} from './charsets.js';
+import { readServerInfo, type ServerInfo, type SqlQueryable } from '../server-info.js';
+import { charsetOfCollation, normalizeCharset, normalizeCollation, type ServerFlavor } from './charsets.js';
 import { normalizeExpressionDefault, normalizeLiteralDefault } from './column-definition.js';
 import type { SchemaTracker, SchemaTrackerOptions } from './schema-tracker.js';
 import { deriveUniqueKey, isNotNullUnique } from './unique-key.js';
 
-/** The part of a mysql2/promise Connection or Pool the loader uses. */
-export interface SqlQueryable {
-  query(sql: string, values?: unknown[]): Promise<[unknown, unknown]>;
-}
-
-export interface ServerInfo {
-  flavor: ServerFlavor;
-  version: string;
-  intDisplayWidth: boolean;
-  serverCharset: string;
-  serverCollation: string;
-  lowerCaseTableNames: 0 | 1 | 2;
-}
+export type { SqlQueryable };
 
 export interface LoadSchemaOptions {
   /** Only tables accepted here are returned. @default all non-system tables */
@@ -62,26 +45,6 @@ async function rows(conn: SqlQueryable, sql: string, values: unknown[] = []): Pr
 
 const str = (v: unknown): string | null =>
   v === null || v === undefined ? null : Buffer.isBuffer(v) ? v.toString('utf8') : String(v);
-
-export async function readServerInfo(conn: SqlQueryable): Promise<ServerInfo> {
-  const [r] = await rows(
-    conn,
-    'SELECT @@version AS version, @@character_set_server AS cs, @@collation_server AS coll, @@lower_case_table_names AS lctn',
-  );
-  const version = str(r.version) ?? '';
-  const flavor: ServerFlavor = /mariadb/i.test(version) ? 'mariadb' : 'mysql';
-  const [maj, min, patch] = version.split(/[.-]/).map((x) => Number.parseInt(x, 10));
-  const mysqlNoWidth = flavor === 'mysql' && (maj > 8 || (maj === 8 && (min > 0 || (min === 0 && patch >= 19))));
-  const lctn = Number(r.lctn);
-  return {
-    flavor,
-    version,
-    intDisplayWidth: !mysqlNoWidth,
-    serverCharset: normalizeCharset(str(r.cs) ?? 'utf8mb4'),
-    serverCollation: normalizeCollation(str(r.coll) ?? defaultCollation(str(r.cs) ?? 'utf8mb4', flavor)),
-    lowerCaseTableNames: lctn === 1 || lctn === 2 ? lctn : 0,
-  };
-}
 
 /** SchemaTracker options that make DDL-derived definitions match what this server reports. */
 export function trackerOptionsFor(server: ServerInfo): SchemaTrackerOptions {

@@ -28,11 +28,12 @@ import type { CellValue, Row } from '../../../model/values.js';
 import type { IncrementalSnapshotNotifications } from '../../../notifications/notification.js';
 import type { SignalRecord } from '../../../signals/signal.js';
 import type { BinlogEvent } from '../binlog/events.js';
+import type { ServerVersion } from '../server-info.js';
 import type { RecordFactory, SourceInfo } from '../streaming/ports.js';
 import { describeSqlError } from './errors.js';
 import { IncrementalNotes } from './incremental-notes.js';
 import type { SnapshotProgress } from './progress.js';
-import { detectServer, type ServerInfo, serverTimeMs } from './server.js';
+import { detectServer, serverTimeMs } from './server.js';
 import { quoteId } from './sql.js';
 import { defaultSelect, scanTable } from './table-scan.js';
 import {
@@ -209,7 +210,7 @@ export class ChunkedSnapshotRunner {
   private streamPos: BinlogPos;
   private streamGtids: string | null;
   private startedAt = 0;
-  private server: ServerInfo | null = null;
+  private server: ServerVersion | null = null;
   private watermarks: WatermarkStrategy | null = null;
   private readonly log: Logger;
   private idleWaiters: Array<() => void> = [];

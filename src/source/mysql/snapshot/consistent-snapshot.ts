@@ -20,17 +20,11 @@ import type { Logger } from '../../../common/logger.js';
 import { type TableDef, tableId } from '../../../model/table-def.js';
 import type { Row } from '../../../model/values.js';
 import { ER } from '../server-errors.js';
+import type { ServerVersion } from '../server-info.js';
 import { describeSqlError, isPrivilegeError, SnapshotError, sqlError } from './errors.js';
 import { type HeldLock, lockTables, tryGlobalReadLock } from './locks.js';
 import { MarkerSequencer, type SnapshotMarker } from './markers.js';
-import {
-  type BinlogPosition,
-  detectServer,
-  gtidsAt,
-  readBinlogStatus,
-  type ServerInfo,
-  serverTimeMs,
-} from './server.js';
+import { type BinlogPosition, detectServer, gtidsAt, readBinlogStatus, serverTimeMs } from './server.js';
 import { type PositionSource, readSnapshotStatus, startLockFreeSnapshot } from './snapshot-position.js';
 import { defaultSelect, scanTable } from './table-scan.js';
 import { type CapturedTable, listCapturedTables } from './tables.js';
@@ -95,7 +89,7 @@ export interface SnapshotResult {
   lockMs: number;
   /** Most rows held in memory between the socket and the emitter at any time. */
   peakBufferedRows: number;
-  server: ServerInfo;
+  server: ServerVersion;
 }
 
 const DEFAULT_FETCH_SIZE = 1024;
@@ -309,7 +303,7 @@ export async function runConsistentSnapshot(opts: SnapshotOptions): Promise<Snap
   }
 }
 
-async function prepareScanSession(conn: Connection, server: ServerInfo): Promise<void> {
+async function prepareScanSession(conn: Connection, server: ServerVersion): Promise<void> {
   // TIMESTAMP text in UTC (text-values.ts relies on it); no server-side statement time limit on long scans.
   await conn.query("SET SESSION time_zone = '+00:00'");
   await conn.query('SET SESSION net_write_timeout = ?', [NET_WRITE_TIMEOUT_S]);
@@ -328,7 +322,7 @@ async function prepareScanSession(conn: Connection, server: ServerInfo): Promise
  */
 async function startTransactionAt(
   conn: Connection,
-  server: ServerInfo,
+  server: ServerVersion,
   lockMode: 'global' | 'tables' | 'none',
   log: Logger,
 ): Promise<{ position: BinlogPosition; positionSource: SnapshotResult['positionSource'] }> {
@@ -355,7 +349,7 @@ async function startTransactionAt(
   };
 }
 
-async function gtidsFor(conn: Connection, server: ServerInfo, at: BinlogPosition, log: Logger) {
+async function gtidsFor(conn: Connection, server: ServerVersion, at: BinlogPosition, log: Logger) {
   if (server.flavor !== 'mariadb') return null;
   try {
     return await gtidsAt(conn, server, at, null);

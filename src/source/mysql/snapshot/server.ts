@@ -5,15 +5,8 @@
  */
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { readBinlogStatus as readStatus } from '../binlog-status.js';
+import { parseServerVersion, type ServerVersion } from '../server-info.js';
 import { describeSqlError, isPrivilegeError, SnapshotError } from './errors.js';
-
-export interface ServerInfo {
-  flavor: 'mysql' | 'mariadb';
-  version: string;
-  major: number;
-  minor: number;
-  patch: number;
-}
 
 export interface BinlogPosition {
   file: string;
@@ -21,18 +14,7 @@ export interface BinlogPosition {
   gtids: string | null;
 }
 
-export function parseServerVersion(version: string): ServerInfo {
-  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
-  return {
-    flavor: /mariadb/i.test(version) ? 'mariadb' : 'mysql',
-    version,
-    major: m ? Number(m[1]) : 0,
-    minor: m ? Number(m[2]) : 0,
-    patch: m ? Number(m[3]) : 0,
-  };
-}
-
-export async function detectServer(conn: Connection): Promise<ServerInfo> {
+export async function detectServer(conn: Connection): Promise<ServerVersion> {
   const [rows] = await conn.query<RowDataPacket[]>('SELECT VERSION() AS v');
   return parseServerVersion(String(rows[0].v));
 }
@@ -49,7 +31,7 @@ export function normalizeGtids(s: string | null | undefined): string | null {
  */
 export async function readBinlogStatus(
   conn: Connection,
-  _server?: ServerInfo,
+  _server?: ServerVersion,
 ): Promise<{ file: string; pos: number; executedGtids: string | null }> {
   let status: Awaited<ReturnType<typeof readStatus>>;
   try {
@@ -81,7 +63,7 @@ export async function readBinlogStatus(
  */
 export async function gtidsAt(
   conn: Connection,
-  server: ServerInfo,
+  server: ServerVersion,
   at: { file: string; pos: number },
   executedGtids: string | null,
 ): Promise<string | null> {

@@ -13,9 +13,11 @@
  *   only after the engine commit) read before the read view is exact for a resume by GTID set (the file/position
  *   beside it is then only informational). Otherwise there is no lock-free exact position: refused with the fix.
  */
+
 import type { Connection, RowDataPacket } from 'mysql2/promise';
+import type { ServerVersion } from '../server-info.js';
 import { describeSqlError, SnapshotError } from './errors.js';
-import type { BinlogPosition, ServerInfo } from './server.js';
+import type { BinlogPosition } from './server.js';
 import { readBinlogStatus } from './server.js';
 
 export type PositionSource = 'binlog_snapshot' | 'log_status' | 'gtid_executed' | 'binlog_status';
@@ -41,7 +43,7 @@ export async function readSnapshotStatus(conn: Connection): Promise<BinlogPositi
  */
 async function committedPositionBefore(
   conn: Connection,
-  server: ServerInfo,
+  server: ServerVersion,
   forWindows: boolean,
 ): Promise<ReadViewPosition | null> {
   try {
@@ -94,7 +96,7 @@ function noExactPosition(forWindows: boolean, cause?: unknown): SnapshotError {
  */
 export async function startLockFreeSnapshot(
   conn: Connection,
-  server: ServerInfo,
+  server: ServerVersion,
   forWindows: boolean,
 ): Promise<ReadViewPosition> {
   let before: ReadViewPosition | null = null;

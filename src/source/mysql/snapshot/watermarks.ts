@@ -21,8 +21,9 @@
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { BinlogPosition } from '../../../model/binlog-position.js';
 import { MariaDbGtidSet, MysqlGtidSet } from '../gtid.js';
+import type { ServerVersion } from '../server-info.js';
 import { describeSqlError, SnapshotError } from './errors.js';
-import { readBinlogStatus, type ServerInfo } from './server.js';
+import { readBinlogStatus } from './server.js';
 import { readSnapshotStatus, startLockFreeSnapshot } from './snapshot-position.js';
 
 export interface BinlogPos {
@@ -82,7 +83,7 @@ function ahead(what: string, opened: string, low: string): SnapshotError {
 
 class BinlogPositionWatermarks implements WatermarkStrategy {
   readonly kind = 'binlog_position' as const;
-  constructor(private readonly server: ServerInfo) {}
+  constructor(private readonly server: ServerVersion) {}
 
   async openReadView(conn: Connection, opened: StreamMark, signal: AbortSignal): Promise<string> {
     const t0 = Date.now();
@@ -152,7 +153,7 @@ class MysqlGtidWatermarks implements WatermarkStrategy {
  */
 class MariaDbGtidWatermarks implements WatermarkStrategy {
   readonly kind = 'gtid' as const;
-  constructor(private readonly server: ServerInfo) {}
+  constructor(private readonly server: ServerVersion) {}
 
   async openReadView(conn: Connection, opened: StreamMark, signal: AbortSignal): Promise<string> {
     const mine = MariaDbGtidSet.parse(opened.gtids ?? '');
@@ -228,7 +229,7 @@ async function mysqlGtidMode(conn: Connection): Promise<string> {
  */
 export async function chooseWatermarks(
   conn: Connection,
-  server: ServerInfo,
+  server: ServerVersion,
   opts: { readOnly: boolean; streamGtids: string | null },
 ): Promise<{ strategy: WatermarkStrategy; reason: string }> {
   let reason = 'read.only=true';
@@ -265,7 +266,7 @@ function noStreamGtids(reason: string): SnapshotError {
 }
 
 /** For tests: a strategy by name. */
-export function watermarksFor(kind: WatermarkKind, server: ServerInfo): WatermarkStrategy {
+export function watermarksFor(kind: WatermarkKind, server: ServerVersion): WatermarkStrategy {
   if (kind === 'binlog_position') return new BinlogPositionWatermarks(server);
   return server.flavor === 'mysql' ? new MysqlGtidWatermarks() : new MariaDbGtidWatermarks(server);
 }

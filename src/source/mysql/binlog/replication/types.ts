@@ -23,7 +23,9 @@ export interface RawBinlogEvent {
   artificial: boolean;
 }
 
-export type ServerFlavor = 'mysql' | 'mariadb';
+import type { ServerFlavor } from '../../server-info.js';
+
+export type { ServerFlavor };
 
 /** What the server told us during set-up. */
 export interface ReplicationSession {
