@@ -4,7 +4,7 @@
  * - `CdcPipeline`: capture from an existing database, configured by context:
  *   `-c vpcId=vpc-... -c databaseSecretArn=arn:... -c databaseHost=writer.endpoint [-c databasePort=3306]
  *    [-c databaseSecurityGroupId=sg-...] [-c connectorName=orders] [-c shardCount=2] [-c alarmEmail=ops@...]
- *    [-c properties='{"table.include.list":"shop.orders"}'] [-c image=<uri>|asset] [-c claimCheck=true]`.
+ *    [-c properties='{"table.include.list":"shop.orders"}'] [-c image=<uri>|asset] [-c claimCheck=true] [-c signals=true]`.
  *   Only defined when vpcId, databaseSecretArn and databaseHost are all given.
  * - `CdcDemo`: VPC + Aurora Serverless v2 MySQL with binlog parameters + the pipeline (always defined).
  *
@@ -36,6 +36,7 @@ export function buildApp(app: App = new App()): App {
     const sg = ctx('databaseSecurityGroupId');
     const name = ctx('connectorName');
     const claimCheck = ctx('claimCheck');
+    const signals = ctx('signals');
     new CdcPipelineStack(app, 'CdcPipeline', {
       env,
       vpcId,
@@ -49,6 +50,7 @@ export function buildApp(app: App = new App()): App {
       ...(image ? { image } : {}),
       ...(alarmEmail ? { alarmEmail } : {}),
       ...(claimCheck === 'true' ? { claimCheck: true } : {}),
+      ...(signals === 'true' ? { signals: true } : {}),
     });
   }
   new CdcDemoStack(app, 'CdcDemo', {

@@ -39,6 +39,7 @@ import { CdcClaimCheck } from './constructs/claim-check.js';
 import { CdcConsumers } from './constructs/consumers.js';
 import { CdcDashboard } from './constructs/dashboard.js';
 import { CDC_PIPELINE_DEFAULTS, type CdcConsumer, type CdcPipelineProps } from './constructs/props.js';
+import { CdcSignals } from './constructs/signals.js';
 import { CdcStateTables } from './constructs/state-tables.js';
 import { CdcStreams } from './constructs/streams.js';
 
@@ -66,6 +67,8 @@ export class CdcPipeline extends Construct {
   readonly dashboard: cloudwatch.Dashboard | null;
   /** The claim-check bucket (null without `claimCheck`). */
   readonly claimCheckBucket: s3.IBucket | null;
+  /** The Kinesis signal stream (null without `signals`). */
+  readonly signalStream: kinesis.IStream | null;
   /** The parts, for extensions that add to one of them (e.g. `parts.alarms?.add(...)`). */
   readonly parts: {
     readonly streams: CdcStreams;
@@ -73,6 +76,7 @@ export class CdcPipeline extends Construct {
     readonly capture: CdcCaptureService;
     readonly consumers: CdcConsumers;
     readonly claimCheck: CdcClaimCheck | null;
+    readonly signals: CdcSignals | null;
     readonly alarms: CdcAlarms | null;
     readonly dashboard: CdcDashboard | null;
   };
@@ -138,6 +142,10 @@ export class CdcPipeline extends Construct {
         })
       : null;
     this.claimCheckBucket = claimCheck?.bucket ?? null;
+    const signals = props.signals
+      ? new CdcSignals(this, { signals: props.signals, encryptionKey: this.encryptionKey, removalPolicy })
+      : null;
+    this.signalStream = signals?.stream ?? null;
 
     const capture = new CdcCaptureService(this, {
       ...props,
@@ -148,6 +156,7 @@ export class CdcPipeline extends Construct {
       tables,
       removalPolicy,
       claimCheck,
+      signals,
     });
     this.cluster = capture.cluster;
     this.logGroup = capture.logGroup;
@@ -188,7 +197,7 @@ export class CdcPipeline extends Construct {
         ? null
         : new CdcDashboard(this, { connectorName: name, capture, stream: this.stream, consumers, alarms: this.alarms });
     this.dashboard = dashboard?.dashboard ?? null;
-    this.parts = { streams, tables, capture, consumers, claimCheck, alarms, dashboard };
+    this.parts = { streams, tables, capture, consumers, claimCheck, signals, alarms, dashboard };
   }
 
   /** A metric the capture task publishes (EMF), for this connector. */

@@ -59,6 +59,8 @@ export interface CdcPipelineStackProps extends StackProps, ConsumerOverrides {
   readonly alarmEmail?: string;
   /** An S3 claim-check bucket for records over the stream's limit (docs/large-records.md). @default false */
   readonly claimCheck?: boolean;
+  /** A Kinesis stream for ad-hoc snapshot signals (docs/snapshots.md "Signals"). @default false */
+  readonly signals?: boolean;
 }
 
 /** Secrets Manager complete ARNs end in `-` + 6 characters; partial ones (from the name) do not. */
@@ -95,6 +97,7 @@ export class CdcPipelineStack extends Stack {
       ...(props.properties ? { properties: props.properties } : {}),
       ...(props.shardCount !== undefined ? { stream: { shardCount: props.shardCount } } : {}),
       ...(props.claimCheck ? { claimCheck: {} } : {}),
+      ...(props.signals ? { signals: {} } : {}),
       alarms,
       ...consumers(props),
     });

@@ -26,6 +26,7 @@ import {
   REPO_ROOT,
 } from './props.js';
 import type { PipelinePart } from './scope.js';
+import type { CdcSignals } from './signals.js';
 import type { CdcStateTables } from './state-tables.js';
 
 /** VTGate's gRPC port, the default `database.port` of a Vitess source. */
@@ -55,6 +56,8 @@ export interface CdcCaptureServiceProps
   readonly removalPolicy: RemovalPolicy;
   /** Values over the stream's limit go to this bucket first (docs/large-records.md). */
   readonly claimCheck: CdcClaimCheck | null;
+  /** The Kinesis signal stream the task reads (null without `signals`). */
+  readonly signals: CdcSignals | null;
 }
 
 export class CdcCaptureService implements PipelinePart {
@@ -152,6 +155,7 @@ export class CdcCaptureService implements PipelinePart {
       props.notificationStream.grant(this.taskDefinition.taskRole, 'kinesis:PutRecord');
       props.notificationStream.encryptionKey?.grant(this.taskDefinition.taskRole, 'kms:GenerateDataKey');
     }
+    props.signals?.grantRead(this.taskDefinition.taskRole);
   }
 
   /** ECS running task count (Container Insights). */
@@ -206,6 +210,7 @@ export class CdcCaptureService implements PipelinePart {
       p['notification.enabled.channels'] = [...new Set([...channels, 'kinesis'])].join(',');
       p['notification.kinesis.stream.name'] = props.notificationStream.streamName;
     }
+    if (props.signals) Object.assign(p, props.signals.connectorProperties(p['signal.enabled.channels']));
     // The task reads the secret itself (not as ECS secrets) so it can read it again after a rotation: on an
     // access-denied error it re-reads the secret once and reconnects, without a restart.
     if (db.iamAuth) {

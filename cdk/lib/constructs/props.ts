@@ -102,6 +102,16 @@ export interface CdcClaimCheckProps {
   readonly thresholdBytes?: number;
 }
 
+/** Ad-hoc snapshot signals through a Kinesis stream (docs/snapshots.md "Signals"). */
+export interface CdcSignalsProps {
+  /** An existing stream to read signals from. @default - a new one-shard stream encrypted with the pipeline's key */
+  readonly stream?: kinesis.IStream;
+  /** Keep the signalling-table (`source`) channel enabled beside the stream. @default true */
+  readonly sourceChannel?: boolean;
+  /** `signal.poll.interval.ms`. @default - the connector's default (5 s) */
+  readonly pollInterval?: Duration;
+}
+
 /** One Lambda consumer of the change stream. */
 export interface CdcConsumerProps {
   /** Entry file. @default - `lambdas/<name>.ts` in the repository */
@@ -236,6 +246,12 @@ export interface CdcPipelineProps {
    * @default false
    */
   readonly claimCheck?: CdcClaimCheckProps | false;
+  /**
+   * A Kinesis stream for ad-hoc snapshot signals (`execute-snapshot`), read by the task (read-only grant); works
+   * with `read.only=true` captures that may not write a signalling table. `false`: none.
+   * @default false
+   */
+  readonly signals?: CdcSignalsProps | false;
 }
 
 /** Every default in one place. */
