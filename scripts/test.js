@@ -4,7 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
+import { delimiter, dirname, join, sep } from 'node:path';
+import { testNode } from './test-node.js';
 
 function collect(dir) {
   const out = [];
@@ -32,6 +33,8 @@ if (files.some((f) => !f.includes(`test${sep}unit${sep}`) && !f.startsWith('test
   const deps = spawnSync('bash', ['scripts/install-system-deps.sh'], { stdio: 'inherit' });
   if (deps.status !== 0) console.error(`scripts/install-system-deps.sh exited with ${deps.status ?? deps.signal}`);
 }
+// Test processes run on Node 22 (scripts/test-node.js), first on PATH too, so what they spawn runs on it as well.
+const node = testNode();
 const concurrency = process.env.CDC_TEST_CONCURRENCY ?? '2';
 // Every temp file of the run (datadirs, sink files, brokers' logs, oracle output) goes into one folder that is
 // removed afterwards: a run left ~190 MB behind in the system temp dir before.
@@ -39,9 +42,12 @@ const runTmp = mkdtempSync(join(tmpdir(), 'cdc-test-run-'));
 let status = 1;
 try {
   const r = spawnSync(
-    process.execPath,
+    node,
     ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
-    { stdio: 'inherit', env: { ...process.env, TMPDIR: runTmp } },
+    {
+      stdio: 'inherit',
+      env: { ...process.env, TMPDIR: runTmp, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` },
+    },
   );
   status = r.status ?? 1;
 } finally {
