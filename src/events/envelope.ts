@@ -481,12 +481,26 @@ export class TableEventBuilder {
     );
     const key =
       keyPayload === null ? null : this.opts.schemasEnable ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;
-    const record: SinkRecord = { topic: this.topic, key, value, table: this.tableId, sizeBytes: 0 };
     const id = source.id;
-    const recordHeaders = id === undefined ? headers : withId(headers, id, part);
-    if (recordHeaders) record.headers = recordHeaders;
-    record.sizeBytes = recordSize(key, value, recordHeaders);
-    out.push(record);
+    if (id !== undefined && headers === undefined) {
+      // The common case, kept cheap: one small literal, its size added without walking it.
+      const idValue = eventIdHeader(id, part);
+      const size = recordSize(key, value) + EVENT_ID_HEADER.length + idValue.length;
+      out.push({
+        topic: this.topic,
+        key,
+        value,
+        headers: { '__cdc.id': idValue },
+        table: this.tableId,
+        sizeBytes: size,
+      });
+    } else {
+      const record: SinkRecord = { topic: this.topic, key, value, table: this.tableId, sizeBytes: 0 };
+      const recordHeaders = id === undefined ? headers : withId(headers, id, part);
+      if (recordHeaders) record.headers = recordHeaders;
+      record.sizeBytes = recordSize(key, value, recordHeaders);
+      out.push(record);
+    }
     if (op === 'd' && this.tombstones) {
       // The tombstone copies the delete's key and headers (EventDispatcher: record.newRecord(..., record.headers())),
       // with an id of its own: a consumer dropping repeats by id must not drop it as the delete's repeat.

@@ -143,6 +143,12 @@ describe('Vitess source through cdc run (VTGate stand-in)', () => {
     assert.equal(upd.after.email, 'new@x.io');
     assert.equal(upd.source.shard, '-80');
     assert.equal((streamed[1].value as { source: { shard: string } }).source.shard, '80-');
+    // Stable event ids: copied rows by their key, streamed changes by shard position, row event, row and part.
+    const eventIds = data.map((l) => String(l.headers?.['__cdc.id']));
+    assert.equal(new Set(eventIds).size, data.length, `ids are distinct: ${eventIds.join(' ')}`);
+    assert.match(eventIds[0], /\/copy\/customer\/\{"id":\d+\}\/0$/);
+    assert.match(eventIds[5], new RegExp(`^${KS}/-80@.+/0/0/0$`));
+    assert.ok(eventIds[7].endsWith('/1'), 'the tombstone has its own id');
 
     const ddl = lines.filter((l) => l.topic === 'vt');
     assert.equal(ddl.length, 2, 'one schema change per shard');

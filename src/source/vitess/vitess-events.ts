@@ -7,6 +7,7 @@
  */
 import { type ConnectField, type ConnectSchema, schemaToJson, withSchema } from '../../events/connect-schema.js';
 import { commonSourceFields } from '../../events/envelope.js';
+import { EVENT_ID_HEADER, eventIdHeader, jsonStringBody } from '../../events/event-id.js';
 import { adjustSchemaName, dataChangeTopic, schemaChangeTopic } from '../../events/topics.js';
 import type { SinkRecord } from '../../model/sink-record.js';
 import { recordSize } from '../../model/sink-record.js';
@@ -34,6 +35,12 @@ export interface VitessSourceInfo {
   shard: string;
   /** VGTID JSON text after this transaction. */
   vgtid: string;
+  /**
+   * Origin of the change's stable id (src/events/event-id.ts), JSON-string-safe; with `idByKey` the key JSON is
+   * appended (copy-phase rows, named by their key). No `__cdc.id` header when absent (or keyless with idByKey).
+   */
+  id?: string;
+  idByKey?: boolean;
 }
 
 /** io.debezium.connector.vitess.Source, field order of VitessSourceInfoStructMaker. */
@@ -204,9 +211,25 @@ export class VitessTableEvents {
     const schemas = this.o.schemasEnable;
     const key = keyPayload === null ? null : schemas ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;
     const value = schemas ? withSchema(this.envelopeSchemaJson, payload) : payload;
-    out.push({ topic: this.topic, key, value, table: this.tableId, sizeBytes: recordSize(key, value) });
-    if (op === 'd' && this.o.tombstonesOnDelete)
-      out.push({ topic: this.topic, key, value: null, table: this.tableId, sizeBytes: recordSize(key, null) });
+    const origin =
+      source.id === undefined
+        ? undefined
+        : source.idByKey
+          ? keyPayload === null
+            ? undefined
+            : source.id + jsonStringBody(keyPayload)
+          : source.id;
+    const headers = origin === undefined ? undefined : { [EVENT_ID_HEADER]: eventIdHeader(origin, 0) };
+    const record: SinkRecord = { topic: this.topic, key, value, table: this.tableId, sizeBytes: 0 };
+    if (headers) record.headers = headers;
+    record.sizeBytes = recordSize(key, value, headers);
+    out.push(record);
+    if (op === 'd' && this.o.tombstonesOnDelete) {
+      const tomb: SinkRecord = { topic: this.topic, key, value: null, table: this.tableId, sizeBytes: 0 };
+      if (origin !== undefined) tomb.headers = { [EVENT_ID_HEADER]: eventIdHeader(origin, 1) };
+      tomb.sizeBytes = recordSize(key, null, tomb.headers);
+      out.push(tomb);
+    }
   }
 }
 
@@ -268,5 +291,7 @@ export function schemaChangeRecord(
     `"databaseName":${JSON.stringify(keyspace)},"schemaName":null,"ddl":${JSON.stringify(ddl)},"tableChanges":[]}`;
   const key = o.schemasEnable ? withSchema(schemaToJson(SCHEMA_CHANGE_KEY_SCHEMA), keyPayload) : keyPayload;
   const value = o.schemasEnable ? withSchema(schemaToJson(SCHEMA_CHANGE_VALUE_SCHEMA), payload) : payload;
-  return { topic, key, value, sizeBytes: recordSize(key, value) };
+  if (source.id === undefined) return { topic, key, value, sizeBytes: recordSize(key, value) };
+  const headers = { [EVENT_ID_HEADER]: eventIdHeader(source.id, 0) };
+  return { topic, key, value, headers, sizeBytes: recordSize(key, value, headers) };
 }

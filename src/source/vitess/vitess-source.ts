@@ -16,6 +16,7 @@ import { CdcError, errorMessage } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { CdcConfig, VitessConfig } from '../../config/types.js';
 import { mayRetry, retryDelayMs, retryPolicyFrom } from '../../engine/retry.js';
+import { jsonStringBody } from '../../events/event-id.js';
 import { HeartbeatBuilder } from '../../events/heartbeat.js';
 import { DEFAULT_SOURCE_VERSION } from '../../events/options.js';
 import type { MetricsSourceStats } from '../../metrics/collector.js';
@@ -353,6 +354,12 @@ export class VitessSource implements ChangeSource {
     this.tables.set(key, new VitessTableEvents(keyspace, table, f.fields, this.eventOptions, enumAsText));
   }
 
+  /** `<keyspace>/<shard>@<shard's GTID position>`, JSON-string-safe: the origin of a transaction's ids. */
+  private transactionOrigin(keyspace: string, shard: string): string {
+    const gtid = this.vgtid.find((s) => s.shard === shard && s.keyspace === keyspace)?.gtid ?? '';
+    return jsonStringBody(`${keyspace}/${shard}@${gtid}`);
+  }
+
   private sourceInfo(e: VEvent, shard: string, vgtidText: string): VitessSourceInfo {
     const ts = Number(e.timestamp);
     const tsMs = ts > 0 ? ts * 1000 : Date.now();
@@ -366,6 +373,10 @@ export class VitessSource implements ChangeSource {
     this.pending = [];
     const vgtidText = vgtidJson(this.vgtid);
     const readOp = this.copying && this.v.copyPhaseReadEvents;
+    // Stable ids (event-id.ts): the shard's GTID position after the transaction names it, then the row event's
+    // index in it (every row event counts, captured or not) and the row's; copy-phase rows are named by their key.
+    let rowEvents = 0;
+    let ddls = 0;
     for (const e of events) {
       if (e.type === 'DDL') {
         this.lastChangeAt = Date.now();
@@ -373,18 +384,17 @@ export class VitessSource implements ChangeSource {
         this.tables.clear();
         if (this.options.config.events.includeSchemaChanges)
           await ctx.emit({
-            record: schemaChangeRecord(
-              this.eventOptions,
-              e.keyspace || this.v.keyspace,
-              e.statement,
-              this.sourceInfo(e, e.shard, vgtidText),
-            ),
+            record: schemaChangeRecord(this.eventOptions, e.keyspace || this.v.keyspace, e.statement, {
+              ...this.sourceInfo(e, e.shard, vgtidText),
+              id: `${this.transactionOrigin(e.keyspace || this.v.keyspace, e.shard)}/ddl/${ddls++}`,
+            }),
             offset: null,
           });
         continue;
       }
       const r = e.row_event;
       if (!r) continue;
+      const rowEvent = rowEvents++;
       const [keyspace, table] = splitTableName(r.table_name, r.keyspace || e.keyspace || this.v.keyspace);
       const builder = this.tables.get(`${keyspace}.${table}`);
       if (builder === undefined)
@@ -399,7 +409,15 @@ export class VitessSource implements ChangeSource {
       this.lastChangeAt = Date.now();
       const source = this.sourceInfo(e, r.shard || e.shard, vgtidText);
       this.stats.lastEventTsMs = source.tsMs;
+      const origin = this.transactionOrigin(keyspace, r.shard || e.shard);
+      if (this.copying) {
+        source.id = `${origin}/copy/${jsonStringBody(table)}/`;
+        source.idByKey = true;
+      }
+      const idPrefix = `${origin}/${rowEvent}/`;
+      let rowIndex = 0;
       for (const change of r.row_changes) {
+        if (!this.copying) source.id = idPrefix + rowIndex++;
         const before = change.before ? splitRow(change.before) : null;
         const after = change.after ? splitRow(change.after) : null;
         if (this.copying) this.stats.snapshotRows++;

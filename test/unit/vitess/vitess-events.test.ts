@@ -151,6 +151,17 @@ describe('Debezium Vitess records', () => {
     assert.deepEqual(skipping.change(row, row, source, false), []);
   });
 
+  it('stable event ids: streamed changes by shard position, row event and row; copy-phase rows by their key', () => {
+    const t = new VitessTableEvents('ks', 't', fields, opts, false);
+    const row = splitRow({ lengths: ['1', '-1'], values: b('7') });
+    const id = (r: { headers?: Record<string, string> }) => JSON.parse(r.headers?.['__cdc.id'] ?? 'null');
+    const streamed = t.change(row, null, { ...source, id: 'ks/-80@MySQL56/u:1-9/2/0' }, false);
+    assert.deepEqual(streamed.map(id), ['ks/-80@MySQL56/u:1-9/2/0/0', 'ks/-80@MySQL56/u:1-9/2/0/1']);
+    const copied = t.change(null, row, { ...source, id: 'ks/-80@MySQL56/u:1-5/copy/t/', idByKey: true }, true);
+    assert.deepEqual(copied.map(id), ['ks/-80@MySQL56/u:1-5/copy/t/{"id":7}/0']);
+    assert.equal(t.change(null, row, source, false)[0].headers, undefined);
+  });
+
   it('with schemas: io.debezium.connector.vitess.Source in the envelope schema', () => {
     const t = new VitessTableEvents('ks', 't', fields, { ...opts, schemasEnable: true }, false);
     const [rec] = t.change(null, splitRow({ lengths: ['1', '1'], values: b('1a') }), source, true);
