@@ -693,7 +693,8 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     group: 'schema-history',
     default: './data/schema-history.jsonl',
     aliases: ['database.history.file.filename'],
-    description: 'History file when `schema.history.internal=file`.',
+    description:
+      'History file when `schema.history.internal=file`; a relative path resolves against the directory `cdc run` starts in.',
   },
   ...storeProps('schema.history.internal', 'schema-history', 'schema history'),
   bool(
@@ -731,7 +732,8 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     type: 'path',
     group: 'offsets',
     default: './data/offsets.json',
-    description: 'Offset file when `offset.storage=file`.',
+    description:
+      'Offset file when `offset.storage=file`; a relative path resolves against the directory `cdc run` starts in.',
   },
   ...storeProps('offset.storage', 'offsets', 'offsets'),
   ms('offset.flush.interval.ms', 'offsets', '5000', 'Minimum interval between offset commits; 0 = after every batch.'),

@@ -15,6 +15,7 @@ import { FileOffsetStore } from '../../stores/file/file-offset-store.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, loadCliConfig } from '../config-loader.js';
 import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
 import { outputFormatChecks } from '../output-format-checks.js';
+import { stateLocationChecks } from '../state-location.js';
 
 const usage = `usage: cdc check --config <file> [--set key=value]...
 
@@ -68,7 +69,7 @@ export const checkCommand: Command = {
           return { measurement, of: stored ? 'stored offset' : 'current position' };
         },
       });
-      report.checks.push(...outputFormatChecks(config)); // warnings: they never fail the check
+      report.checks.push(...outputFormatChecks(config), ...stateLocationChecks(config)); // warnings: never fail
       io.stdout.write(`${formatPreflightReport(report)}\n`);
       return report.ok ? ExitCode.OK : ExitCode.CHECK_FAILED;
     } finally {

@@ -16,6 +16,7 @@ import { VitessSource } from '../../source/vitess/vitess-source.js';
 import { applyTransforms, buildChain, TransformConfigError } from '../../transforms/index.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, loadCliConfig } from '../config-loader.js';
 import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
+import { stateFiles } from '../state-location.js';
 
 const usage = `usage: cdc run --config <file> [--until-idle <ms>] [--set key=value]...
 
@@ -126,6 +127,10 @@ export const runCommand: Command = {
       stream: io.stderr,
       base: { connector: config.name },
     });
+    const files = stateFiles(config);
+    if (files.length > 0) {
+      logger.info('state files', Object.fromEntries(files.map((f) => [f.property, f.absolute])));
+    }
     let handle: CaptureHandle;
     try {
       handle = startCapture(config, logger, {
