@@ -33,12 +33,15 @@ export interface KafkaSinkSettings {
   readonly maxRequestSize: number;
   /** `linger.ms`: accepted for compatibility; the engine's batches already play this role. @default 0 */
   readonly lingerMs: number;
-  /** `retries`: client-level resends of a failed produce request before `send()` rejects (retriable). @default 8 */
-  readonly retries: number;
-  /** `retry.backoff.ms`: first backoff; doubles per attempt with jitter. @default 100 */
-  readonly retryBackoffMs: number;
-  /** `retry.backoff.max.ms`. @default 1000 */
-  readonly retryBackoffMaxMs: number;
+  /**
+   * `retries`: resends of a failed request by the Kafka client, the one retry layer of this sink (exact resends
+   * with idempotence). Null when not set: the task's policy decides (`errors.max.retries`, -1 = unlimited).
+   */
+  readonly retries: number | null;
+  /** `retry.backoff.ms`: first backoff, doubling with jitter. Null when not set: `errors.retry.delay.initial.ms`. */
+  readonly retryBackoffMs: number | null;
+  /** `retry.backoff.max.ms`. Null when not set: `errors.retry.delay.max.ms`. */
+  readonly retryBackoffMaxMs: number | null;
   /** `request.timeout.ms`. @default 30000 */
   readonly requestTimeoutMs: number;
   /** `max.in.flight.requests.per.connection`. @default 5 */
@@ -319,9 +322,10 @@ export function parseKafkaSinkConfig(sink: Omit<KafkaSinkConfig, 'claimCheck'>):
     batchSize,
     maxRequestSize,
     lingerMs: int('linger.ms', 0, 0, 60_000),
-    retries: int('retries', 8, 0, 1_000),
-    retryBackoffMs: int('retry.backoff.ms', 100, 0, 60_000),
-    retryBackoffMaxMs: int('retry.backoff.max.ms', 1000, 0, 300_000),
+    // Unset: the task's one retry policy (errors.*) drives the client; set: Kafka's own names win for this sink.
+    retries: text('retries') === null ? null : int('retries', 8, 0, 1_000_000),
+    retryBackoffMs: text('retry.backoff.ms') === null ? null : int('retry.backoff.ms', 100, 0, 60_000),
+    retryBackoffMaxMs: text('retry.backoff.max.ms') === null ? null : int('retry.backoff.max.ms', 1000, 0, 300_000),
     requestTimeoutMs: int('request.timeout.ms', 30_000, 100, 600_000),
     maxInFlight: int('max.in.flight.requests.per.connection', 5, 1, 100),
     securityProtocol,

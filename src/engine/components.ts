@@ -165,6 +165,8 @@ export function buildComponents(
                 : {}),
             }
           : {}),
+        // One retry layer: the Kafka client's resends, under the task's policy (sink.kafka.retries overrides).
+        retry: retryPolicyFrom(config.engine.errors),
       });
       break;
   }

@@ -13,9 +13,16 @@
  * i sends the i-th record batch of every partition in one produce call (one request per broker) and waits for the
  * acknowledgement (acks=all by default) before round i+1, so at most one request per partition is in flight and a
  * retried request can never overtake a later one. A produce request that fails is resent by the client with
- * exponential backoff (`retries`, `retry.backoff.ms`); without idempotence a resend after a lost acknowledgement can
- * duplicate a record batch (at-least-once, like Debezium), never reorder it. `send()` resolves only when every round
- * is acknowledged.
+ * exponential backoff; without idempotence a resend after a lost acknowledgement can duplicate a record batch
+ * (at-least-once, like Debezium), never reorder it. `send()` resolves only when every round is acknowledged.
+ *
+ * Retries, one layer per operation under the task's policy (`errors.max.retries`, -1 = unlimited, and
+ * `errors.retry.delay.*`; Kafka's own `sink.kafka.retries` / `retry.backoff.*` override it when set): produce
+ * requests are resent by the client, which keeps the idempotent producer's sequence numbers, so resends are exact;
+ * when it gives up the failure is final and the Publisher does not retry it again. Metadata reads and topic
+ * creation go through a control client that does not retry, so the Publisher's retries are theirs alone (and a
+ * missing topic is created at once). Start-up's connection check is bounded (8 attempts, or `sink.kafka.retries`)
+ * so that an unreachable cluster or bad credentials fail fast with a clear error.
  */
 
 import { readFileSync } from 'node:fs';
@@ -34,6 +41,7 @@ import { type Logger, silentLogger } from '../../common/logger.js';
 import type { KafkaSinkSettings } from '../../config/kafka-sink.js';
 import type { SinkRecord } from '../../model/sink-record.js';
 import type { ClaimChecker } from '../claim-check/claim-checker.js';
+import { type DeliveryStatus, DeliveryTracker } from '../delivery-status.js';
 import type { Sink } from '../sink.js';
 import { mskIamTokenProvider } from './msk-iam.js';
 
@@ -78,7 +86,18 @@ export interface KafkaSinkOptions {
   claimCheck?: ClaimChecker;
   /** @default max.request.size */
   claimCheckThresholdBytes?: number;
+  /**
+   * The task's retry policy (`errors.max.retries`, -1 = unlimited; `errors.retry.delay.initial.ms` / `.max.ms`),
+   * applied by the client to each failed request unless `sink.kafka.retries` / `retry.backoff.*` are set.
+   * @default unlimited, 300 ms doubling up to 10 s
+   */
+  retry?: { maxRetries: number; initialDelayMs: number; maxDelayMs: number };
+  /** Interval of the outage summary log line (tests). @default 30000 */
+  outageSummaryIntervalMs?: number;
 }
+
+/** Attempts of the connection check in start() unless `sink.kafka.retries` is set. */
+const START_RETRIES = 8;
 
 export interface KafkaSinkStats {
   records: number;
@@ -103,13 +122,33 @@ export class KafkaSink implements Sink {
   private readonly log: Logger;
   private readonly clientOptions: ClientOptions;
   private producer: KafkaProducerLike | null = null;
+  /** Metadata reads (partition counts), without client retries. */
+  private control: KafkaProducerLike | null = null;
   private idempotent = false;
   private readonly partitions = new Map<string, { count: number; at: number }>();
+  /** Outage visibility of the client's retries while records wait (logs, metrics, `/health`). */
+  private readonly delivery: DeliveryTracker;
+  /** Retries of one request: `sink.kafka.retries`, else the task's policy (-1 = unlimited). */
+  private readonly retries: number;
+  /** True while a send() waits: client retries then count as a delivery outage. */
+  private sending = false;
 
   constructor(private readonly options: KafkaSinkOptions) {
     this.s = options.settings;
     this.log = (options.logger ?? silentLogger).child({ sink: 'kafka' });
-    this.clientOptions = this.buildClientOptions();
+    const policy = options.retry ?? { maxRetries: -1, initialDelayMs: 300, maxDelayMs: 10_000 };
+    const retries = this.s.retries ?? policy.maxRetries;
+    this.retries = retries < 0 ? Number.MAX_SAFE_INTEGER : retries;
+    this.delivery = new DeliveryTracker({
+      sink: 'kafka',
+      logger: this.log,
+      ...(options.outageSummaryIntervalMs !== undefined ? { summaryIntervalMs: options.outageSummaryIntervalMs } : {}),
+    });
+    this.clientOptions = this.buildClientOptions(policy);
+  }
+
+  deliveryStatus(): DeliveryStatus {
+    return this.delivery.status();
   }
 
   /** Whether the producer runs idempotently (decided in `start()`). */
@@ -122,6 +161,16 @@ export class KafkaSink implements Sink {
       this.log.info('linger.ms has no effect: the engine hands over whole batches and waits for them', {
         lingerMs: this.s.lingerMs,
       });
+    }
+    // The connection check is bounded, whatever the delivery policy: a wrong address, certificate or password
+    // fails start-up with its own message instead of retrying forever.
+    const probe = this.newProducer(false, this.s.retries ?? START_RETRIES);
+    try {
+      await probe.metadata({ topics: [] });
+    } catch (err) {
+      throw this.translate(err, [], 'connecting');
+    } finally {
+      await probe.close().catch(() => {});
     }
     const wanted = this.s.idempotence;
     if (wanted !== false) {
@@ -145,14 +194,8 @@ export class KafkaSink implements Sink {
         });
       }
     }
-    if (!this.producer) {
-      this.producer = this.newProducer(false);
-      try {
-        await this.producer.metadata({ topics: [] });
-      } catch (err) {
-        throw this.translate(err, [], 'connecting');
-      }
-    }
+    if (!this.producer) this.producer = this.newProducer(false);
+    this.control = this.newProducer(false, 0);
   }
 
   async send(batch: SinkRecord[]): Promise<void> {
@@ -162,9 +205,22 @@ export class KafkaSink implements Sink {
     // Uploads finish before anything of the batch is produced: a pointer never precedes its payload.
     const records = cc ? await cc.checkAll(batch, (r) => recordBytes(r) > threshold) : batch;
     const producer = this.producer;
-    if (!producer) throw new SinkError('kafka sink: send() before start()');
+    const control = this.control;
+    if (!producer || !control) throw new SinkError('kafka sink: send() before start()');
+    this.sending = true;
+    this.delivery.pending(Date.now());
+    try {
+      await this.sendRounds(producer, control, records);
+      this.delivery.success();
+    } finally {
+      this.sending = false;
+      this.delivery.settled();
+    }
+  }
+
+  private async sendRounds(producer: KafkaProducerLike, control: KafkaProducerLike, records: SinkRecord[]) {
     const topics = [...new Set(records.map((r) => r.topic))];
-    const counts = await this.partitionCounts(producer, topics);
+    const counts = await this.partitionCounts(control, topics);
 
     // Per partition, in arrival order, cut into record batches of at most batch.size bytes.
     const perPartition = new Map<string, { chunks: Prepared[][]; lastBytes: number }>();
@@ -201,7 +257,11 @@ export class KafkaSink implements Sink {
         await producer.send({ messages, acks: this.s.acks });
       } catch (err) {
         if (isUnknownTopic(err)) for (const t of topics) this.partitions.delete(t);
-        throw this.translate(err, topics, 'producing');
+        const e = this.translate(err, topics, 'producing');
+        // The client has used the retry policy up: final, so that the Publisher does not retry it again. A missing
+        // topic is the exception: the next attempt re-reads partitions and creates it, which the client cannot.
+        if (!e.retriable || isUnknownTopic(err)) throw e;
+        throw new SinkError(e.message, { cause: err, retriable: true, retriesExhausted: true });
       }
       this.stats.bytes += bytes;
       this.stats.records += messages.length;
@@ -212,6 +272,8 @@ export class KafkaSink implements Sink {
   async close(): Promise<void> {
     const p = this.producer;
     this.producer = null;
+    await this.control?.close().catch(() => {});
+    this.control = null;
     await p?.close();
     this.options.claimCheck?.close();
   }
@@ -298,7 +360,7 @@ export class KafkaSink implements Sink {
           bootstrapBrokers: this.clientOptions.bootstrapBrokers,
           ...(this.clientOptions.tls ? { tls: this.clientOptions.tls } : {}),
           ...(this.clientOptions.sasl ? { sasl: this.clientOptions.sasl } : {}),
-          retries: this.clientOptions.retries,
+          retries: 0, // the Publisher's retries are the only layer for topic creation
           timeout: this.clientOptions.timeout,
         }) as unknown as KafkaTopicCreator);
     try {
@@ -324,33 +386,36 @@ export class KafkaSink implements Sink {
     }
   }
 
-  private newProducer(idempotent: boolean): KafkaProducerLike {
+  private newProducer(idempotent: boolean, retries = this.retries): KafkaProducerLike {
     const opts: ClientOptions = {
       ...this.clientOptions,
       idempotent,
       // Rounds already keep one request per partition in flight; idempotence additionally makes resends exact.
       maxInflights: idempotent ? 1 : this.s.maxInFlight,
-      // The client turns retries <= 1 of an idempotent producer into unlimited ones (like the Java producer's
-      // default), which would hang start() on bad credentials: keep the configured bound.
-      retries: idempotent ? Math.max(2, this.s.retries) : this.s.retries,
+      // The client turns retries <= 1 of an idempotent producer into unlimited ones: keep the configured bound.
+      retries: idempotent ? Math.max(2, retries) : retries,
     };
     return this.options.createProducer
       ? this.options.createProducer(opts)
       : (new Producer<Buffer, Buffer | null, Buffer, Buffer>(opts) as unknown as KafkaProducerLike);
   }
 
-  private buildClientOptions(): ClientOptions {
+  private buildClientOptions(policy: { initialDelayMs: number; maxDelayMs: number }): ClientOptions {
     const s = this.s;
     const random = this.options.random ?? Math.random;
+    const initial = s.retryBackoffMs ?? policy.initialDelayMs;
+    const max = s.retryBackoffMaxMs ?? policy.maxDelayMs;
     const opts: ClientOptions = {
       clientId: s.clientId,
       bootstrapBrokers: [...s.bootstrapServers],
       acks: s.acks,
       compression: s.compression,
-      retries: s.retries,
-      // Exponential backoff with full jitter, capped.
-      retryDelay: (_client, _op, attempt) =>
-        exponentialBackoff(attempt, { initialMs: s.retryBackoffMs, maxMs: s.retryBackoffMaxMs }, random) + 1,
+      retries: this.retries,
+      // Exponential backoff with full jitter, capped; a retry while records wait is a delivery outage to report.
+      retryDelay: (_client, operation, attempt, _retries, error) => {
+        if (this.sending) this.delivery.failure(errorMessage(error), { operation, attempt });
+        return exponentialBackoff(attempt, { initialMs: initial, maxMs: max }, random) + 1;
+      },
       timeout: s.requestTimeoutMs,
       requestTimeout: s.requestTimeoutMs,
       autocreateTopics: false,

@@ -211,11 +211,14 @@ describe('KafkaSink (fake producer)', () => {
     );
     const settings = parseKafkaSinkConfig({ type: 'kafka', bootstrapServers: ['k:9092'], properties: {} });
     const options: number[] = [];
+    const kinds: boolean[] = [];
     const sink = new KafkaSink({
       settings,
+      retry: { maxRetries: 5, initialDelayMs: 1, maxDelayMs: 1 },
       createProducer: (o) => {
         producers++;
         options.push(Number(o.retries));
+        kinds.push(o.idempotent === true);
         return producer;
       },
     });
@@ -226,7 +229,9 @@ describe('KafkaSink (fake producer)', () => {
     assert.ok(err instanceof SinkError);
     assert.match(err.message, /cannot reach the Kafka brokers k:9092/);
     assert.equal(err.retriable, true);
-    assert.equal(producers, 1, 'no silent fallback to a non-idempotent producer');
+    // The bounded connection check, then the idempotent producer; no third, non-idempotent fallback.
+    assert.deepEqual(kinds, [false, true], 'no silent fallback to a non-idempotent producer');
+    assert.equal(producers, 2);
     // retries <= 1 would make the client's idempotent producer retry forever.
     const low = parseKafkaSinkConfig({ type: 'kafka', bootstrapServers: ['k:9092'], properties: { retries: '0' } });
     await new KafkaSink({
@@ -238,6 +243,9 @@ describe('KafkaSink (fake producer)', () => {
     })
       .start()
       .catch(() => {});
-    assert.deepEqual(options, [8, 2, 0]);
+    // Start-up check bounded at 8, delivery under the task's policy (5); sink.kafka.retries=0 wins over both
+    // (the fake refuses producer ids, so then comes the non-idempotent fallback), and the metadata client never
+    // retries (the Publisher's retries are its only layer).
+    assert.deepEqual(options, [8, 5, 0, 2, 0, 0]);
   });
 });
