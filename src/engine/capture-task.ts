@@ -78,7 +78,8 @@ export class CaptureTask {
       const token = await lease.acquire(stop.signal);
       logger.info('lease acquired', { fencingToken: token });
       lease.onLost((err) => {
-        logger.error('lease lost: stopping before anyone else can publish', { error: errorMessage(err) });
+        // The error says how it was lost (taken over, deadline reached in time, or found late after a pause).
+        logger.error('lease lost: stopping', { error: errorMessage(err) });
         this.queue.fail(err);
         failWith(err);
       });

@@ -265,6 +265,37 @@ describe('DynamoDB stores against dynalite', () => {
     clientB.destroy();
   });
 
+  test('lease: a holder paused past its deadline says it found the loss late, not that it stopped in time', async () => {
+    const p = new DynamoDbLease({
+      client,
+      tableName: 'leases-3',
+      leaseName: 'paused',
+      owner: 'P',
+      createTables: true,
+      leaseDurationMs: 600,
+      renewIntervalMs: 100,
+      safetyMarginMs: 200,
+    });
+    await p.acquire();
+    let lost: Error | undefined;
+    p.onLost((err) => {
+      lost = err;
+    });
+    // The event loop does not run for longer than the whole lease: a paused (SIGSTOP) or CPU-starved process.
+    const blockedUntil = performance.now() + 900;
+    while (performance.now() < blockedUntil) {
+      // busy: no timer, no renewal, no watchdog can run
+    }
+    assert.throws(() => p.assertHeld(), LeaseLostError);
+    await waitFor('the lease listener', () => lost !== undefined);
+    assert.match(
+      lost?.message ?? '',
+      /this process was not running when its deadline passed .*the lease has expired, so another process may hold it/,
+    );
+    assert.doesNotMatch(lost?.message ?? '', /before it can expire/);
+    await p.release();
+  });
+
   test('lease: acquire can be aborted while another process holds it', async () => {
     const x = new DynamoDbLease({
       client,

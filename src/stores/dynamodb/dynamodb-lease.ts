@@ -134,12 +134,7 @@ export class DynamoDbLease implements Lease {
     }
     // Checked here as well as by the watchdog timer: a blocked event loop must not let a stale holder publish.
     if (performance.now() - this.lastRenewedAt > this.durationMs - this.marginMs) {
-      this.markLost(
-        new LeaseLostError(
-          `lease "${this.options.leaseName}" was not renewed for ${Math.round(performance.now() - this.lastRenewedAt)} ms ` +
-            `(limit ${this.durationMs - this.marginMs} ms); stop publishing`,
-        ),
-      );
+      this.markLost(this.deadlineMissed());
       throw this.lost!;
     }
   }
@@ -192,16 +187,37 @@ export class DynamoDbLease implements Lease {
     this.watchdog = setTimeout(
       () => {
         if (this.lost || this.currentToken === null) return;
-        if (performance.now() >= deadline) {
-          this.markLost(
-            new LeaseLostError(
-              `lease "${this.options.leaseName}" could not be renewed within ${this.durationMs - this.marginMs} ms; ` +
-                `stopped publishing before it can expire for other processes`,
-            ),
-          );
-        } else this.armWatchdog();
+        if (performance.now() >= deadline) this.markLost(this.deadlineMissed());
+        else this.armWatchdog();
       },
       Math.max(0, deadline - performance.now()),
+    );
+  }
+
+  /**
+   * The local deadline (last renewal + duration - margin) has passed. On time, the holder stops before the lease can
+   * look expired to others. Found late (the process was paused or starved of CPU past the deadline, and maybe past
+   * the expiry itself), another process may already hold it: say so rather than claim to have stopped in time.
+   */
+  private deadlineMissed(): LeaseLostError {
+    const limit = this.durationMs - this.marginMs;
+    const since = performance.now() - this.lastRenewedAt;
+    const late = since - limit;
+    const name = this.options.leaseName;
+    // Timers fire late on a busy loop; with half the margin still left before others can take over, "in time".
+    if (late <= this.marginMs / 2) {
+      return new LeaseLostError(
+        `lease "${name}" could not be renewed within ${limit} ms; stopped publishing ${Math.round(this.marginMs - late)} ms before it can expire for other processes`,
+      );
+    }
+    const expired = since >= this.durationMs;
+    return new LeaseLostError(
+      `lease "${name}" was not renewed for ${Math.round(since)} ms (limit ${limit} ms): this process was not running ` +
+        `when its deadline passed (paused or starved of CPU for about ${Math.round(late)} ms)` +
+        (expired
+          ? `, and the lease has expired, so another process may hold it by now; `
+          : `, ${Math.round(this.durationMs - since)} ms before it expires for others; `) +
+        'stopping without publishing anything more',
     );
   }
 

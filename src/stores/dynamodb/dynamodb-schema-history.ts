@@ -9,6 +9,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { SchemaHistoryError } from '../../common/errors.js';
+import { redactSqlSecrets } from '../../common/redact-sql.js';
 import { BinlogPosition } from '../../model/binlog-position.js';
 import type { SourceOffset } from '../../model/source-offset.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../schema-history.js';
@@ -90,7 +91,9 @@ export class DynamoDbSchemaHistory implements SchemaHistory {
     }
   }
 
-  async record(entry: SchemaHistoryEntry): Promise<void> {
+  async record(recorded: SchemaHistoryEntry): Promise<void> {
+    // The history is not a credential store: account statements and CONNECTION strings lose their passwords.
+    const entry = { ...recorded, ddl: redactSqlSecrets(recorded.ddl) };
     await this.initializeStorage();
     const json = JSON.stringify(entry);
     const sha = createHash('sha256').update(json).digest('hex');

@@ -1,6 +1,7 @@
 import { mkdir, open, readFile, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { errorMessage, SchemaHistoryError } from '../../common/errors.js';
+import { redactSqlSecrets } from '../../common/redact-sql.js';
 import { BinlogPosition } from '../../model/binlog-position.js';
 import type { SourceOffset } from '../../model/source-offset.js';
 import type { SchemaHistory, SchemaHistoryEntry } from '../schema-history.js';
@@ -39,7 +40,9 @@ export class FileSchemaHistory implements SchemaHistory {
   }
 
   record(entry: SchemaHistoryEntry): Promise<void> {
-    const run = this.chain.then(() => this.append(entry));
+    // The history is not a credential store: account statements and CONNECTION strings lose their passwords.
+    const redacted = { ...entry, ddl: redactSqlSecrets(entry.ddl) };
+    const run = this.chain.then(() => this.append(redacted));
     this.chain = run.catch(() => {});
     return run;
   }
