@@ -3,6 +3,9 @@
  * is how backpressure reaches the binlog reader: the reader awaits `put`, stops reading, and TCP flow control
  * pauses the server. `takeBatch` waits for at least one item, then drains up to `maxBatch` items.
  */
+
+import { ACCEPTED } from '../model/queue-item.js';
+
 export interface ChangeQueueOptions {
   /** Maximum number of items. */
   maxItems: number;
@@ -36,8 +39,20 @@ export class ChangeQueue<T> {
     return Math.max(0, this.options.maxItems - this.length);
   }
 
-  /** Enqueue; waits while full. A single item larger than the byte bound is admitted when the queue is empty. */
-  async put(item: T, sizeBytes: number): Promise<void> {
+  /**
+   * Enqueue; waits while full. A single item larger than the byte bound is admitted when the queue is empty.
+   * Returns ACCEPTED when the item went in at once (no await needed), else a promise of it going in.
+   */
+  put(item: T, sizeBytes: number): Promise<void> {
+    if (this.failure || this.isFull(sizeBytes)) return this.putWhenRoom(item, sizeBytes);
+    this.items.push(item);
+    this.sizes.push(sizeBytes);
+    this.bytes += sizeBytes;
+    this.wakeTaker();
+    return ACCEPTED;
+  }
+
+  private async putWhenRoom(item: T, sizeBytes: number): Promise<void> {
     while (this.isFull(sizeBytes)) {
       if (this.failure) throw this.failure;
       await new Promise<void>((resolve) => this.putWaiters.push({ resolve }));

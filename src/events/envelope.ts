@@ -12,7 +12,7 @@ import { type CellValue, MysqlJson, MysqlJsonPartial, type Row } from '../model/
 import { columnMapping, isColumnIncluded } from './column-filters.js';
 import { columnInfo } from './column-info.js';
 import { type ConnectField, type ConnectSchema, schemaToJson, withSchema } from './connect-schema.js';
-import { createFieldConverter } from './converters.js';
+import { createFieldConverter, numberText } from './converters.js';
 import { EVENT_ID_HEADER, eventIdHeader } from './event-id.js';
 import { applyJsonDiffs } from './json-diff.js';
 import { createKeyEncoder, type KeyEncoder } from './key.js';
@@ -475,9 +475,16 @@ export class TableEventBuilder {
     }
     // The envelope's ts_ms (when the connector processed the event) is never earlier than source.ts_ms.
     const nowUs = Math.max(this.opts.clockMicros(), source.tsUs ?? source.tsMs * 1000);
+    // ts_ms, ts_us and ts_ns from one printed number: for a whole count of microseconds >= 1000, the milliseconds
+    // are its digits but the last three.
+    const usText = numberText(nowUs);
+    const msText =
+      nowUs >= 1000 && nowUs < 1e21 && Math.floor(nowUs) === nowUs
+        ? usText.slice(0, -3)
+        : String(Math.floor(nowUs / 1000));
     const value = flatten(
       `${this.valueOpen}{"before":${before ?? 'null'},"after":${after ?? 'null'},"source":${this.sourceJson(source)},` +
-        `"transaction":${txJson}${OP_TEXT[op]}${Math.floor(nowUs / 1000)},"ts_us":${nowUs},"ts_ns":${nowUs}000}${this.valueClose}`,
+        `"transaction":${txJson}${OP_TEXT[op]}${msText},"ts_us":${usText},"ts_ns":${usText}000}${this.valueClose}`,
     );
     const key =
       keyPayload === null ? null : this.opts.schemasEnable ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;

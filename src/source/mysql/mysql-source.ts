@@ -12,6 +12,7 @@ import type { CdcConfig } from '../../config/types.js';
 import { snapshotIdPrefix } from '../../events/event-id.js';
 import { BinlogPosition, type PositionLike } from '../../model/binlog-position.js';
 import type { ChangeSource, SourceContext } from '../../model/change-source.js';
+import { ACCEPTED } from '../../model/queue-item.js';
 import type { SourceOffset } from '../../model/source-offset.js';
 import type { DatabaseDef, TableDef } from '../../model/table-def.js';
 import {
@@ -462,13 +463,14 @@ export class MySqlSource implements ChangeSource {
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     const heartbeat = this.startHeartbeats(ctx, records, streamer);
     let emitting = 0;
-    const emit: SourceContext['emit'] = async (item) => {
+    const emit: SourceContext['emit'] = (item) => {
+      const accepted = ctx.emit(item);
+      // Taken at once (the common case): nothing is pending, and the streamer skips its await.
+      if (accepted === ACCEPTED) return accepted;
       emitting++;
-      try {
-        await ctx.emit(item);
-      } finally {
+      return accepted.finally(() => {
         emitting--;
-      }
+      });
     };
     this.heartbeatGate = () => emitting === 0;
     // A blocking snapshot runs at a transaction boundary with the stream loop held (chunk flushes wait too).

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decimalBase64, twosComplementBytes, unscaledDecimal } from '../../../src/events/binary.js';
+import { numberText } from '../../../src/events/converters.js';
 
 const slow = (t: string, scale: number) => twosComplementBytes(unscaledDecimal(t, scale)).toString('base64');
 
@@ -41,4 +42,33 @@ test('decimalBase64 (number fast path) equals the BigInt encoding at byte-length
     cases.push([String(i), 0], [`-${i}`, 0], [`${Math.floor(i / 100)}.${String(i % 100).padStart(2, '0')}`, 2]);
   }
   for (const [t, s] of cases) assert.equal(decimalBase64(t, s), slow(t, s), `${t} at scale ${s}`);
+});
+
+test('numberText equals String(v) for integers of every width, negatives, fractions and non-finite values', () => {
+  const cases = [
+    0,
+    -0,
+    1,
+    -1,
+    999_999_999,
+    1e9,
+    -1e9,
+    1_000_000_001,
+    100_000_000_000,
+    1704067200000000,
+    1704067200000001,
+    -1704067200000001,
+    Number.MAX_SAFE_INTEGER,
+    -Number.MAX_SAFE_INTEGER,
+    Number.MAX_SAFE_INTEGER + 1,
+    2 ** 60,
+    1e21,
+    1.5e10,
+    123456789012.5,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+  ];
+  for (let x = 1; x < Number.MAX_SAFE_INTEGER; x = x * 7 + 3) cases.push(x, -x, x + 0.25);
+  for (const v of cases) assert.equal(numberText(v), String(v), String(v));
 });

@@ -10,7 +10,7 @@ import { PartialJsonUpdateError } from '../../../events/envelope.js';
 import { rowsEventIdPrefix, statementId } from '../../../events/event-id.js';
 import { transactionId } from '../../../events/transaction.js';
 import { BinlogPosition } from '../../../model/binlog-position.js';
-import type { QueueItem } from '../../../model/queue-item.js';
+import { ACCEPTED, type QueueItem } from '../../../model/queue-item.js';
 import type { SinkRecord } from '../../../model/sink-record.js';
 import type { SourceOffset } from '../../../model/source-offset.js';
 import type { TableDef } from '../../../model/table-def.js';
@@ -400,7 +400,9 @@ export class BinlogStreamer {
       const offset = i === n - 1 ? t.offsetInTransaction(i + 1) : null;
       if (records.length === 0 && offset) await emit({ record: null, offset });
       for (let r = 0; r < records.length; r++) {
-        await emit({ record: records[r], offset: r === records.length - 1 ? offset : null });
+        // Only wait when the queue is full (backpressure); an item taken at once needs no await.
+        const accepted = emit({ record: records[r], offset: r === records.length - 1 ? offset : null });
+        if (accepted !== ACCEPTED) await accepted;
       }
     }
   }
