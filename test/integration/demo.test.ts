@@ -64,3 +64,19 @@ test('cdc demo stopped with SIGINT prints its summary, exits 0 and leaves no tem
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+// A --for shorter than the start-up: the time is up before the demo waits for it (it waited on an 'abort' listener
+// added after the abort, forever, while the capture retried the stopped server).
+test('cdc demo --for 1 stops and exits 0 although the time is up before streaming starts', async () => {
+  const child = spawn(process.execPath, ['bin/cdc.js', 'demo', '--for', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.resume();
+  const hung = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(hung);
+  assert.equal(code, 0, `demo did not stop by itself:\n${out}`);
+  assert.match(out, /summary: /);
+});

@@ -137,13 +137,18 @@ export const demoCommand: Command = {
         await admin.query(change.sql);
       }
       if (!stop.signal.aborted) view.note('waiting for more changes (Ctrl-C to stop)');
-      await Promise.race([new Promise((r) => stop.signal.addEventListener('abort', r, { once: true })), failed]);
+      // The time may be up already (a --for shorter than the start-up): a listener added now would never fire.
+      const stopped = stop.signal.aborted
+        ? Promise.resolve()
+        : new Promise((r) => stop.signal.addEventListener('abort', r, { once: true }));
+      await Promise.race([stopped, failed]);
       if (timer) clearTimeout(timer);
       stop.abort();
       capture.stop();
       const err = await failed;
       await tail.catch(() => {});
-      if (err) {
+      if (err && stoppedMidSnapshot(err)) view.note('stopped during the snapshot');
+      else if (err) {
         io.stderr.write(`cdc demo: the capture failed: ${errorMessage(err)}\n`);
         exit = ExitCode.FAILURE;
       }
@@ -164,6 +169,12 @@ export const demoCommand: Command = {
     return exit;
   },
 };
+
+/** The snapshot ended by the demo's own stop (its abort), not by a failure. */
+function stoppedMidSnapshot(err: unknown): boolean {
+  const cause = (err as { cause?: unknown }).cause;
+  return (err as Error).name === 'SnapshotError' && (cause as Error | undefined)?.name === 'AbortError';
+}
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
