@@ -9,6 +9,7 @@ import type { Connection as PromiseConnection } from 'mysql2/promise';
 import { CdcError, errorMessage } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { CdcConfig } from '../../config/types.js';
+import { decideStart } from '../../engine/start-decision.js';
 import { snapshotIdPrefix } from '../../events/event-id.js';
 import { BinlogPosition, type PositionLike } from '../../model/binlog-position.js';
 import type { ChangeSource, SourceContext } from '../../model/change-source.js';
@@ -249,13 +250,14 @@ export class MySqlSource implements ChangeSource {
     const mode = config.snapshot.mode;
     let tracker: SchemaTracker;
     const plan: ResumePlan | null = offset ? planResume(await this.resumeFacts(offset, identity)) : null;
-    const positionLost = plan?.kind === 'lost';
-    const needSnapshot =
-      offset === null ||
-      offset.snapshot === true ||
-      (mode === 'when_needed' && positionLost) ||
-      ((mode === 'no_data' || mode === 'recovery') && entries.length === 0);
-    if (offset && positionLost && mode === 'when_needed') {
+    const start = decideStart({
+      mode,
+      chunkedConfigured: config.snapshot.chunked,
+      offset,
+      positionLost: plan?.kind === 'lost',
+      historyEmpty: entries.length === 0,
+    });
+    if (offset && start.kind === 'snapshot' && start.becausePositionLost) {
       logger.warn(
         'the stored binlog position is lost: taking a new snapshot (snapshot.mode=when_needed). Rows deleted since ' +
           'that position get no delete events; consumers keep them until they reconcile against the new snapshot',
@@ -266,30 +268,29 @@ export class MySqlSource implements ChangeSource {
         },
       );
     }
-    if (offset && positionLost && mode !== 'when_needed' && !needSnapshot) {
+    if (start.kind === 'fail') {
+      // Only a stored offset can be lost.
+      const lost = offset as SourceOffset;
       const reason = plan?.kind === 'lost' ? plan.reason : 'unknown';
       throw new CdcError(
         'BINLOG_POSITION_LOST',
-        `the stored offset ${offset.file}:${offset.pos} cannot be resumed on this server: ${reason}. ${POSITION_LOST_FIX}; ` +
+        `the stored offset ${lost.file}:${lost.pos} cannot be resumed on this server: ${reason}. ${POSITION_LOST_FIX}; ` +
           'increase binlog retention so a stopped connector does not lose its position',
       );
     }
 
-    if (needSnapshot && mode !== 'never') {
+    if (start.kind === 'snapshot') {
       this.stats.phase = 'snapshot';
       this.stats.snapshotStartedAtMs = Date.now();
-      const includeData = mode === 'initial' || mode === 'initial_only' || mode === 'when_needed';
+      const { includeData, chunked } = start;
       tracker = new SchemaTracker(trackerOptions);
-      const chunked = config.snapshot.chunked && includeData && mode !== 'initial_only';
-      if (config.snapshot.chunked && mode === 'initial_only')
+      if (start.chunkedIgnored)
         logger.info('snapshot.chunked needs streaming to reconcile chunks; initial_only uses the consistent snapshot');
       // A snapshot interrupted earlier left its start position in the offset: the binlog between that position
       // and the new snapshot's is replayed first, so rows the interrupted snapshot published and that were
       // deleted or changed since get their events (else consumers keep stale rows).
       const interrupted =
-        !chunked && includeData && offset?.snapshot === true
-          ? { from: offset, entries, trackerOptions, flavor: server.flavor }
-          : null;
+        start.replayInterrupted && offset ? { from: offset, entries, trackerOptions, flavor: server.flavor } : null;
       const result = await this.snapshot(
         ctx,
         records,
@@ -309,7 +310,7 @@ export class MySqlSource implements ChangeSource {
         throw err;
       });
       offset = result;
-      if (mode === 'initial_only') {
+      if (start.stopAfter) {
         this.stats.phase = 'stopped';
         this.runway.stop();
         logger.info('initial_only snapshot finished; not streaming');
@@ -317,7 +318,7 @@ export class MySqlSource implements ChangeSource {
       }
     } else {
       this.initialNotes?.skipped();
-      if (entries.length === 0 || offset === null) {
+      if (start.schema === 'server' || offset === null) {
         // snapshot.mode=never on first start, or history lost: take the schema as it is now.
         logger.warn('no schema history: reading the current schema from the server', { mode });
         tracker = new SchemaTracker(trackerOptions);
