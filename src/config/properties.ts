@@ -865,7 +865,7 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     type: 'string',
     group: 'sink',
     description:
-      'Kafka producer settings under their Java names (acks, compression.type, batch.size, enable.idempotence, security.protocol, sasl.*, ssl.*, topic.creation.*), validated at start-up; see src/sinks/kafka/config.ts.',
+      'Kafka producer settings under their Java names (acks, compression.type, batch.size, enable.idempotence, security.protocol, sasl.*, ssl.*, topic.creation.*), validated at start-up; see src/config/kafka-sink.ts.',
   },
   {
     name: 'sink.file.path',

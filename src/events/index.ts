@@ -1,6 +1,6 @@
 /**
  * Debezium-compatible MySQL change events: pure functions and compiled builders turning decoded rows
- * (CellValue, see src/source/mysql/values.ts) and table definitions into serialised SinkRecords.
+ * (CellValue, see src/model/values.ts) and table definitions into serialised SinkRecords.
  *
  * Typical use by the streaming engine:
  * - create one {@link TableEventBuilder} per table version (rebuild after DDL) and call

@@ -1,6 +1,6 @@
 /**
  * One decode closure per column, chosen once per TABLE_MAP: the per-row loop then only dispatches through an
- * array. Each closure reads the value at `r.pos` and advances it. Values follow src/source/mysql/values.ts.
+ * array. Each closure reads the value at `r.pos` and advances it. Values follow src/model/values.ts.
  * Buffers (BLOB, BINARY, BIT, GEOMETRY) are subarrays of the event buffer (no copy), except BINARY(n) values the
  * server stored shorter than n (trailing 0x00 stripped), which are padded into a new buffer.
  */
