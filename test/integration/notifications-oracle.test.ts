@@ -38,6 +38,15 @@ test('initial snapshot notifications equal the Debezium oracle', { timeout: 180_
   };
   const oracle = startOracle(s, { props });
   await oracle.ready();
+  // Records reach the output after streaming connects: stop once the snapshot's COMPLETED notification is there
+  // (stopping at once lost some on a slow machine).
+  const deadline = Date.now() + 120_000;
+  const completed = () =>
+    oracle.linesSoFar().some((l) => l.topic === TOPIC && (l.value as { type?: string } | null)?.type === 'COMPLETED');
+  while (!completed()) {
+    if (Date.now() > deadline) throw new Error('Debezium sent no COMPLETED notification within 120 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
   oracle.stop();
   const theirs = (await oracle.done).lines
     .filter((l) => l.topic === TOPIC)
@@ -50,7 +59,10 @@ test('initial snapshot notifications equal the Debezium oracle', { timeout: 180_
     .filter((l) => l.topic === TOPIC)
     .map((l) => l.value as unknown as Notification);
 
-  assert.ok(theirs.length >= 6, `Debezium sent ${theirs.length} notifications`);
+  assert.ok(
+    theirs.length >= 6,
+    `Debezium sent ${theirs.length} notifications: ${JSON.stringify(theirs.map((n) => [n.aggregate_type, n.type]))}`,
+  );
   // Debezium's initial snapshot also ends with its streaming start; only the snapshot's notifications are compared.
   const snapshotOnly = (ns: Notification[]) => ns.filter((n) => n.aggregate_type === 'Initial Snapshot');
   assert.deepEqual(snapshotOnly(ours).map(comparable), snapshotOnly(theirs).map(comparable));

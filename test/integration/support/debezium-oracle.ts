@@ -67,6 +67,8 @@ export interface OracleRun {
   done: Promise<{ lines: SinkLine[]; summary: OracleSummary }>;
   /** Asks the harness to stop now (it flushes and exits). */
   stop(): void;
+  /** The records written so far (the harness flushes after each batch), for waiting on a condition. */
+  linesSoFar(): SinkLine[];
   child: ChildProcess;
 }
 
@@ -150,6 +152,17 @@ export function startOracle(db: MariaDbServer, opts: OracleOptions): OracleRun {
     child,
     done,
     stop: () => writeFileSync(stopFile, 'stop\n'),
+    linesSoFar: () =>
+      (existsSync(out) ? readFileSync(out, 'utf8') : '')
+        .split('\n')
+        .filter((l) => l.endsWith('}'))
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l) as SinkLine];
+          } catch {
+            return []; // a line being written
+          }
+        }),
     async ready() {
       let finished = false;
       const watch = done.then(
