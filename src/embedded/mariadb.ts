@@ -42,6 +42,8 @@ export interface MariaDbOptions {
    * (restart on the same data), and never deleted by stop().
    */
   datadir?: string;
+  /** Listen on this port (e.g. to restart a server where its clients expect it); default a free one. */
+  port?: number;
   /** Deadline for start-up (default 60 s). */
   startTimeoutMs?: number;
   logger?: Logger;
@@ -457,7 +459,7 @@ export async function startMariaDb(opts: MariaDbOptions = {}): Promise<MariaDbSe
     let sp: Spawned | undefined;
     let port = 0;
     for (let attempt = 1; ; attempt++) {
-      port = await freePort();
+      port = opts.port ?? (await freePort());
       const options = baseOptions(opts, datadir, port, serverId);
       await writeFile(cnf, renderCnf(options));
       await rm(socketPath, { force: true });
@@ -473,7 +475,8 @@ export async function startMariaDb(opts: MariaDbOptions = {}): Promise<MariaDbSe
         await sp.exited;
         live.delete(entry);
         // Another process may grab the port between freePort() and mariadbd's bind; pick another one.
-        if (attempt < 5 && /Address already in use|errno: 98|error: 98/i.test((err as Error).message)) continue;
+        const inUse = /Address already in use|errno: 98|error: 98/i.test((err as Error).message);
+        if (attempt < 5 && inUse && opts.port === undefined) continue;
         throw err;
       }
     }
