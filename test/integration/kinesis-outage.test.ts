@@ -34,6 +34,9 @@ test('Kinesis down: first failure logged, then summaries; metrics and /health sh
     'aws.region': 'us-east-1',
     'errors.retry.delay.initial.ms': '20',
     'errors.retry.delay.max.ms': '50',
+    // Small bounds, so that the outage fills the queue and the reader has to wait (memory stays bounded).
+    'max.queue.size': '64',
+    'max.batch.size': '16',
   });
   const logs: Record<string, unknown>[] = [];
   const stream = new PassThrough();
@@ -82,6 +85,18 @@ test('Kinesis down: first failure logged, then summaries; metrics and /health sh
     assert.ok(((await health()).body.delivery?.failedAttempts ?? 0) > 0);
     assert.equal(JSON.stringify(handle.task.committedOffset), committed);
 
+    // Changes keep coming during the outage: the queue fills to its bound and the binlog reader waits, so memory
+    // does not grow with the outage (the server keeps the binlog).
+    await server.query(`INSERT INTO ${name}.t SELECT seq FROM ${name}.seq_3_to_1002`);
+    await waitUntil('the queue to fill to its bound', 30_000, () => handle.task.queue.length >= 64 - 16);
+    const peak = { items: 0, bytes: 0 };
+    for (let i = 0; i < 20; i++) {
+      peak.items = Math.max(peak.items, handle.task.queue.length);
+      peak.bytes = Math.max(peak.bytes, handle.task.queue.sizeInBytes);
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.ok(peak.items <= 64, `queue held ${peak.items} items (bound 64) during the outage`);
+
     await kinesalite().resume();
 
     await waitUntil('recovery', 30_000, () => messages().includes('kinesis delivery recovered'));
@@ -91,6 +106,7 @@ test('Kinesis down: first failure logged, then summaries; metrics and /health sh
       () => JSON.stringify(handle.task.committedOffset) !== committed,
     );
     await consumer.waitForId(2, 30_000);
+    await consumer.waitForId(1002, 60_000); // and every change made during the outage
     assert.equal((await health()).code, 200);
   } finally {
     // A task stopping during an outage keeps retrying (unlimited): bring Kinesis back so it can finish.
