@@ -131,19 +131,7 @@ class MysqlGtidWatermarks implements WatermarkStrategy {
   async readHigh(conn: Connection): Promise<HighWatermark> {
     const text = await gtidExecuted(conn);
     const high = MysqlGtidSet.parse(text);
-    let seen: string | null = null;
-    let reached = false;
-    return {
-      text,
-      position: null,
-      reachedBy: (stream) => {
-        if (stream.gtids !== seen) {
-          seen = stream.gtids;
-          reached = high.minus(MysqlGtidSet.parse(seen ?? '')) === '';
-        }
-        return reached;
-      },
-    };
+    return gtidHighWatermark(text, (stream) => high.minus(MysqlGtidSet.parse(stream)) === '');
   }
 }
 
@@ -181,20 +169,25 @@ class MariaDbGtidWatermarks implements WatermarkStrategy {
   async readHigh(conn: Connection): Promise<HighWatermark> {
     const text = await gtidBinlogPos(conn);
     const high = MariaDbGtidSet.parse(text);
-    let seen: string | null = null;
-    let reached = false;
-    return {
-      text,
-      position: null,
-      reachedBy: (stream) => {
-        if (stream.gtids !== seen) {
-          seen = stream.gtids;
-          reached = MariaDbGtidSet.parse(seen ?? '').behind(high) === '';
-        }
-        return reached;
-      },
-    };
+    return gtidHighWatermark(text, (stream) => MariaDbGtidSet.parse(stream).behind(high) === '');
   }
+}
+
+/** A GTID high watermark; `reached` is asked again only when the stream's GTID set has changed (it is parsed). */
+function gtidHighWatermark(text: string, reached: (streamGtids: string) => boolean): HighWatermark {
+  let seen: string | null = null;
+  let last = false;
+  return {
+    text,
+    position: null,
+    reachedBy: (stream) => {
+      if (stream.gtids !== seen) {
+        seen = stream.gtids;
+        last = reached(seen ?? '');
+      }
+      return last;
+    },
+  };
 }
 
 async function gtidExecuted(conn: Connection): Promise<string> {
