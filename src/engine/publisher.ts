@@ -87,7 +87,6 @@ export class Publisher {
     }
     const out = this.options.transform && records.length > 0 ? this.options.transform(records) : records;
     if (out.length > 0) {
-      this.options.lease?.assertHeld();
       await this.sendWithRetry(out);
       this.delivered += out.length;
     }
@@ -101,6 +100,9 @@ export class Publisher {
     this.delivery.pending(Date.now());
     try {
       for (let retries = 0; ; retries++) {
+        // Before every attempt, retries included: a holder that lost the lease during an outage (or a pause)
+        // must not publish an old batch after the new holder has published newer changes of the same keys.
+        this.options.lease?.assertHeld();
         try {
           await sink.send(records);
           this.delivery.success();

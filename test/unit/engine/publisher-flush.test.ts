@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { SinkError } from '../../../src/common/errors.js';
 import { silentLogger } from '../../../src/common/logger.js';
 import { ChangeQueue } from '../../../src/engine/change-queue.js';
 import { Publisher } from '../../../src/engine/publisher.js';
@@ -72,5 +73,48 @@ describe('Publisher flush checkpoints', () => {
     }
     await running;
     assert.equal(store.commits.at(-1)?.pos, 400, 'and is committed on shutdown');
+  });
+});
+
+describe('Publisher and the lease', () => {
+  it('checks the lease before every attempt: a lease lost during retries stops the batch unsent', async () => {
+    const queue = new ChangeQueue<QueueItem>({ maxItems: 100, maxBytes: 1 << 20 });
+    let held = true;
+    let attempts = 0;
+    const lost = new Error('lease lost while retrying');
+    const failing: Sink = {
+      name: 'flaky',
+      start: async () => {},
+      send: async () => {
+        attempts++;
+        held = false; // the lease expires during the outage
+        throw new SinkError('endpoint down', { retriable: true });
+      },
+      close: async () => {},
+    };
+    const publisher = new Publisher({
+      queue,
+      sink: failing,
+      offsetStore: memoryStore(),
+      lease: {
+        acquire: async () => 1,
+        assertHeld: () => {
+          if (!held) throw lost;
+        },
+        token: 1,
+        onLost: () => {},
+        release: async () => {},
+      },
+      logger: silentLogger,
+      maxBatchSize: 10,
+      retry: { maxRetries: -1, initialDelayMs: 1, maxDelayMs: 1 },
+    });
+    const running = publisher.run().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await queue.put({ record: record(1), offset: { file: 'b.000001', pos: 100 } }, 10);
+    assert.equal(await running, lost, 'the lease error, not a sink error');
+    assert.equal(attempts, 1, 'no retry is sent once the lease is gone');
   });
 });
