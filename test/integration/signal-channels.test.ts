@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -16,6 +16,7 @@ import { createStream, kinesisClient } from '../harness/aws.js';
 import { useKinesalite, useMariaDb } from '../harness/fixtures.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
 import type { SinkLine } from './support/capture.js';
+import { readSinkLines, writePropertiesFile } from './support/capture.js';
 
 const mariadb = useMariaDb();
 const kinesis = useKinesalite();
@@ -54,19 +55,6 @@ function rebuild(lines: SinkLine[], table: string): Map<number, string> {
 async function tableState(s: MariaDbServer, db: string, table: string): Promise<Map<number, string>> {
   const rows = await s.query<Array<{ id: number; v: string }>>(`SELECT id, v FROM \`${db}\`.\`${table}\``);
   return new Map(rows.map((r) => [Number(r.id), String(r.v)]));
-}
-
-function readLines(path: string): SinkLine[] {
-  let text = '';
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as SinkLine);
 }
 
 function cdc(
@@ -164,12 +152,7 @@ describe('signal channels', () => {
       'log.format': 'json',
     };
     const config = join(dir, 'cdc.properties');
-    writeFileSync(
-      config,
-      `${Object.entries(props)
-        .map(([key, v]) => `${key}=${v}`)
-        .join('\n')}\n`,
-    );
+    writePropertiesFile(config, props);
     const env = {
       ...process.env,
       AWS_ACCESS_KEY_ID: k.credentials.accessKeyId,
@@ -220,7 +203,7 @@ describe('signal channels', () => {
       ],
     );
 
-    const lines = readLines(out);
+    const lines = readSinkLines(out);
     const all = values(lines);
     // Blocking: the r events of t1 and nopk form one run with nothing streamed in between, markers as Debezium's.
     const blockingIdx = all

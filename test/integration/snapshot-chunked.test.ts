@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
@@ -18,7 +18,7 @@ import { loadConfigWithSecrets } from '../../src/config/index.js';
 import type { MySqlSource } from '../../src/source/mysql/mysql-source.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
-import { captureEnv, type SinkLine } from './support/capture.js';
+import { captureEnv, readSinkLines, type SinkLine, writePropertiesFile } from './support/capture.js';
 
 const mariadb = useMariaDb({ options: { 'innodb-buffer-pool-size': '256M' } });
 
@@ -226,32 +226,8 @@ function writeConfig(server: MariaDbServer, db: string, dir: string, extra: Reco
     ...extra,
   };
   const file = join(dir, 'cdc.properties');
-  writeFileSync(
-    file,
-    `${Object.entries(props)
-      .map(([k, v]) => `${k}=${v}`)
-      .join('\n')}\n`,
-  );
+  writePropertiesFile(file, props);
   return file;
-}
-
-function readLines(path: string): SinkLine[] {
-  let text = '';
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
-  }
-  const out: SinkLine[] = [];
-  for (const l of text.split('\n')) {
-    if (!l) continue;
-    try {
-      out.push(JSON.parse(l) as SinkLine);
-    } catch {
-      // a torn last line after kill -9
-    }
-  }
-  return out;
 }
 
 function runCdc(config: string): { child: ChildProcess; stderr: () => string; exit: Promise<number | null> } {
@@ -277,10 +253,10 @@ describe('chunked snapshot: kill -9 and resume', () => {
     const config = writeConfig(server, db, env.dir, { 'snapshot.chunked': 'true', 'snapshot.chunk.size': '10000' });
 
     const first = runCdc(config);
-    await waitFor('some snapshot rows from the first run', () => readLines(out).length >= 60_000, 40_000);
+    await waitFor('some snapshot rows from the first run', () => readSinkLines(out).length >= 60_000, 40_000);
     first.child.kill('SIGKILL');
     assert.equal(await first.exit, null, 'killed, not exited');
-    const firstCount = readLines(out).length;
+    const firstCount = readSinkLines(out).length;
     const committed = JSON.parse(readFileSync(join(env.dir, 'offsets.json'), 'utf8'));
     const chunks = JSON.stringify(committed);
     assert.match(chunks, /snapshot_chunks/, `committed offset carries progress: ${chunks.slice(0, 300)}`);
@@ -302,7 +278,7 @@ describe('chunked snapshot: kill -9 and resume', () => {
     const resumeAfter = Number(resumed.tables?.[`${db}.big`].after[0].i);
     assert.ok(resumeAfter >= 10_000, `resumed after id ${resumeAfter}`);
 
-    const all = readLines(out);
+    const all = readSinkLines(out);
     const secondReads = rebuild(all.slice(firstCount), 'big').reads;
     assert.ok(secondReads.length > 0);
     // No spread: the restart may read well over 100k rows, more arguments than the stack takes.
@@ -354,17 +330,17 @@ describe('ad-hoc snapshots and when_needed', () => {
       assert.match(stdout, /snapshot requested: id=/);
       await server.query(`UPDATE \`${db}\`.t1 SET v = 'during' WHERE id IN (2, 4999)`);
       await server.query(`DELETE FROM \`${db}\`.t1 WHERE id = 3`);
-      await waitFor('the ad-hoc snapshot', () => rebuild(readLines(out), 't1').reads.length >= 4995, 20_000);
+      await waitFor('the ad-hoc snapshot', () => rebuild(readSinkLines(out), 't1').reads.length >= 4995, 20_000);
       await waitFor('it to complete', () => !handle.source.stats.SnapshotRunning);
       await server.query(`INSERT INTO \`${db}\`.t1 VALUES (9000, 'after')`);
       await waitFor('the insert after the snapshot', () =>
-        readLines(out).some((l) => (l.value as { after?: { id?: number } })?.after?.id === 9000),
+        readSinkLines(out).some((l) => (l.value as { after?: { id?: number } })?.after?.id === 9000),
       );
     } finally {
       handle.stop();
       await handle.done;
     }
-    const lines = readLines(out);
+    const lines = readSinkLines(out);
     const { state, reads } = rebuild(lines, 't1');
     assertSameState(state, await dbState(server, db, 't1'));
     assert.ok(reads.length >= 4995 && reads.length <= 5000, `r events ${reads.length}`);

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -16,6 +16,7 @@ import type { Connection } from 'mysql2/promise';
 import { useMariaDb } from '../harness/fixtures.js';
 import type { Credentials, MariaDbServer } from '../harness/mariadb.js';
 import type { SinkLine } from './support/capture.js';
+import { readSinkLines, writePropertiesFile } from './support/capture.js';
 
 const primary = useMariaDb({ serverId: 31, options: { 'gtid-domain-id': 1 } });
 const replica = useMariaDb({
@@ -142,19 +143,6 @@ function runCdc(config: string): Cdc {
   return { child, logs, stderr: () => err, exit };
 }
 
-function readLines(path: string): SinkLine[] {
-  let text = '';
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as SinkLine);
-}
-
 describe('read-only snapshots (read.only=true) on a MariaDB replica', () => {
   let ro: Credentials;
   before(async () => {
@@ -215,12 +203,7 @@ describe('read-only snapshots (read.only=true) on a MariaDB replica', () => {
       'log.level': 'debug',
     };
     const config = join(dir, 'cdc.properties');
-    writeFileSync(
-      config,
-      `${Object.entries(props)
-        .map(([k, v]) => `${k}=${v}`)
-        .join('\n')}\n`,
-    );
+    writePropertiesFile(config, props);
 
     const conn = await a.connect();
     const writer = new Writer(conn, [
@@ -252,7 +235,7 @@ describe('read-only snapshots (read.only=true) on a MariaDB replica', () => {
       if (cdc.child.exitCode === null) cdc.child.kill('SIGKILL');
     }
 
-    const lines = readLines(out);
+    const lines = readSinkLines(out);
     const logs = cdc.logs();
     const strategy = logs.find((l) => l.msg === 'chunk watermarks') as { strategy?: string } | undefined;
     assert.equal(strategy?.strategy, 'gtid');

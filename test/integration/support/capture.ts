@@ -1,5 +1,5 @@
 /** Helpers for end-to-end capture tests: a config for a harness server and reading the file sink's output. */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCapture } from '../../../src/cli/commands/run.js';
@@ -14,6 +14,41 @@ export interface SinkLine {
   key: Record<string, unknown> | null;
   value: Record<string, unknown> | null;
   headers?: Record<string, unknown>;
+}
+
+/**
+ * The lines of an NDJSON sink file written so far (none while it does not exist). A torn last line (a writer killed
+ * or still writing it) is left out; a bad line anywhere else is an error.
+ */
+export function readSinkLines(path: string): SinkLine[] {
+  let text = '';
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  const parts = text.split('\n');
+  const last = parts.pop() ?? '';
+  const lines = parts.filter(Boolean).map((l) => JSON.parse(l) as SinkLine);
+  if (last !== '') {
+    try {
+      lines.push(JSON.parse(last) as SinkLine);
+    } catch {
+      // torn
+    }
+  }
+  return lines;
+}
+
+/** Writes `props` as a `.properties` file for a `cdc run` child process. */
+export function writePropertiesFile(path: string, props: Record<string, string>): string {
+  writeFileSync(
+    path,
+    `${Object.entries(props)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n')}\n`,
+  );
+  return path;
 }
 
 export interface CaptureEnv {
@@ -54,18 +89,7 @@ export function captureEnv(
   // An empty value in `extra` removes a default above (e.g. the file offset store when offsets go to DynamoDB).
   for (const [k, v] of Object.entries(extra)) if (v === '') delete props[k];
   const config = parseConfig(props);
-  const lines = (): SinkLine[] => {
-    let text = '';
-    try {
-      text = readFileSync(out, 'utf8');
-    } catch {
-      return [];
-    }
-    return text
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as SinkLine);
-  };
+  const lines = (): SinkLine[] => readSinkLines(out);
   return {
     dir,
     config,

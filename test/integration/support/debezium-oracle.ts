@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MariaDbServer } from '../../harness/mariadb.js';
-import type { SinkLine } from './capture.js';
+import { readSinkLines, type SinkLine } from './capture.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const TARGET = join(ROOT, 'test/oracle/target');
@@ -152,17 +152,7 @@ export function startOracle(db: MariaDbServer, opts: OracleOptions): OracleRun {
     child,
     done,
     stop: () => writeFileSync(stopFile, 'stop\n'),
-    linesSoFar: () =>
-      (existsSync(out) ? readFileSync(out, 'utf8') : '')
-        .split('\n')
-        .filter((l) => l.endsWith('}'))
-        .flatMap((l) => {
-          try {
-            return [JSON.parse(l) as SinkLine];
-          } catch {
-            return []; // a line being written
-          }
-        }),
+    linesSoFar: () => readSinkLines(out),
     async ready() {
       let finished = false;
       const watch = done.then(
