@@ -9,11 +9,11 @@ import type { Connection as PromiseConnection } from 'mysql2/promise';
 import { CdcError, errorMessage } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { CdcConfig } from '../../config/types.js';
+import { HeartbeatDispatcher } from '../../engine/heartbeat-dispatcher.js';
 import { decideStart } from '../../engine/start-decision.js';
 import { snapshotIdPrefix } from '../../events/event-id.js';
 import { BinlogPosition, type PositionLike } from '../../model/binlog-position.js';
 import type { ChangeSource, SourceContext } from '../../model/change-source.js';
-import { ACCEPTED } from '../../model/queue-item.js';
 import type { SourceOffset } from '../../model/source-offset.js';
 import type { DatabaseDef, TableDef } from '../../model/table-def.js';
 import {
@@ -462,18 +462,20 @@ export class MySqlSource implements ChangeSource {
     });
     const onAbort = () => void stream.stop();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
-    const heartbeat = this.startHeartbeats(ctx, records, streamer);
-    let emitting = 0;
-    const emit: SourceContext['emit'] = (item) => {
-      const accepted = ctx.emit(item);
-      // Taken at once (the common case): nothing is pending, and the streamer skips its await.
-      if (accepted === ACCEPTED) return accepted;
-      emitting++;
-      return accepted.finally(() => {
-        emitting--;
-      });
-    };
-    this.heartbeatGate = () => emitting === 0;
+    const heartbeats = new HeartbeatDispatcher({
+      intervalMs: config.engine.heartbeatIntervalMs,
+      actionQuery: config.engine.heartbeatActionQuery,
+      runActionQuery: (sql) => this.runHeartbeatAction(sql),
+      heartbeat: (tsMs) => records.heartbeat(tsMs),
+      emit: (item) => ctx.emit(item),
+      logger,
+    });
+    const emit = heartbeats.track((item) => ctx.emit(item));
+    // Heartbeats carry the last commit-boundary offset, so offsets advance while captured tables are idle.
+    heartbeats.start(
+      { offset: () => streamer.resumeOffset, inTransaction: () => streamer.tracker.inTransaction },
+      ctx.signal,
+    );
     // A blocking snapshot runs at a transaction boundary with the stream loop held (chunk flushes wait too).
     const blocking = () =>
       this.runPendingBlocking(
@@ -515,7 +517,7 @@ export class MySqlSource implements ChangeSource {
         st.schemaHistoryChangesApplied = appliedAtStart + (streamer.historySequence - seq);
       }
     } finally {
-      if (heartbeat) clearInterval(heartbeat);
+      heartbeats.stop();
       if (chunked.running) this.snap.aborted = true;
       chunked.stop();
       for (const channel of this.signalChannels) await channel.stop().catch(() => {});
@@ -533,7 +535,6 @@ export class MySqlSource implements ChangeSource {
     }
   }
 
-  private heartbeatGate: () => boolean = () => true;
   private signalChannels: SignalChannel[] = [];
   /** Blocking snapshot requests waiting for the stream loop to pause. */
   private readonly blockingQueue: Array<{ id: string; tables: readonly string[] }> = [];
@@ -671,27 +672,6 @@ export class MySqlSource implements ChangeSource {
     return runner;
   }
 
-  /** Heartbeats carry the last commit-boundary offset, so offsets advance while captured tables are idle. */
-  private startHeartbeats(ctx: SourceContext, records: RecordFactory, streamer: BinlogStreamer): NodeJS.Timeout | null {
-    const every = this.options.config.engine.heartbeatIntervalMs;
-    if (every <= 0) return null;
-    const actionQuery = this.options.config.engine.heartbeatActionQuery;
-    let acting = false;
-    return setInterval(() => {
-      // heartbeat.action.query writes to the source so an idle database still produces binlog events (and the
-      // lag/"no events" alarms keep meaning something); failures are logged, never fatal.
-      if (actionQuery && !acting && !ctx.signal.aborted) {
-        acting = true;
-        void this.runHeartbeatAction(actionQuery).finally(() => {
-          acting = false;
-        });
-      }
-      if (!this.heartbeatGate() || streamer.tracker.inTransaction || ctx.signal.aborted) return;
-      const offset = streamer.resumeOffset;
-      void ctx.emit({ record: records.heartbeat(Date.now()), offset }).catch(() => {});
-    }, every);
-  }
-
   private heartbeatConn: PromiseConnection | null = null;
 
   private async runHeartbeatAction(sql: string): Promise<void> {
@@ -699,9 +679,10 @@ export class MySqlSource implements ChangeSource {
       this.heartbeatConn ??= await this.options.connect();
       await this.heartbeatConn.query(sql);
     } catch (err) {
-      this.options.logger.warn('heartbeat.action.query failed', { error: errorMessage(err) });
+      // A broken connection is replaced at the next beat; the dispatcher logs the failure.
       await this.heartbeatConn?.end().catch(() => {});
       this.heartbeatConn = null;
+      throw err;
     }
   }
 
