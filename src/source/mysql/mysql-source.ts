@@ -1043,15 +1043,6 @@ export class MySqlSource implements ChangeSource {
           position = pos;
           // Replayed DDLs are older than this snapshot's schema, so they go into history before it.
           if (interrupted) seq = await this.replayWindow(ctx, interrupted, pos, records, seq);
-          if (!chunked) {
-            // The replayed window is queued before this checkpoint, so once it is committed a restart only needs to
-            // replay from this snapshot's own position: each interrupted attempt costs one window, not all of them.
-            await ctx.emit({
-              record: null,
-              offset: { file: pos.file, pos: pos.pos, ...(pos.gtids ? { gtids: pos.gtids } : {}), snapshot: true },
-              flush: true,
-            });
-          }
           for (const t of tables) tracker.putTable(t);
           // Debezium's table-structure phase, statement by statement (schema-events.ts).
           const statements = snapshotSchemaStatements({ serverVariables, databases, tables, createStatements });
@@ -1071,6 +1062,17 @@ export class MySqlSource implements ChangeSource {
             }
           }
           setSeq(seq);
+          if (!chunked) {
+            // The replayed window is queued before this checkpoint, so once it is committed a restart only needs to
+            // replay from this snapshot's own position: each interrupted attempt costs one window, not all of them.
+            // It follows the schema's history entries: a restart from it rebuilds the schema at this position from
+            // them, so a crash while they are written must leave the previous checkpoint in place.
+            await ctx.emit({
+              record: null,
+              offset: { file: pos.file, pos: pos.pos, ...(pos.gtids ? { gtids: pos.gtids } : {}), snapshot: true },
+              flush: true,
+            });
+          }
           this.stats.snapshotTables = tables.length;
           const withData = includeData ? tables.filter(snapPlan.includeTableData) : [];
           this.snap.total = withData.length;
