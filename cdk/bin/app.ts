@@ -4,7 +4,8 @@
  * - `CdcPipeline`: capture from an existing database, configured by context:
  *   `-c vpcId=vpc-... -c databaseSecretArn=arn:... -c databaseHost=writer.endpoint [-c databasePort=3306]
  *    [-c databaseSecurityGroupId=sg-...] [-c connectorName=orders] [-c shardCount=2] [-c alarmEmail=ops@...]
- *    [-c properties='{"table.include.list":"shop.orders"}'] [-c image=<uri>|asset] [-c claimCheck=true] [-c signals=true]`.
+ *    [-c properties='{"table.include.list":"shop.orders"}'] [-c image=<uri>|asset] [-c claimCheck=true] [-c signals=true]
+ *    [-c changeStreamLayout=record|value]`.
  *   Only defined when vpcId, databaseSecretArn and databaseHost are all given.
  * - `CdcDemo`: VPC + Aurora Serverless v2 MySQL with binlog parameters + the pipeline (always defined).
  *
@@ -37,6 +38,9 @@ export function buildApp(app: App = new App()): App {
     const name = ctx('connectorName');
     const claimCheck = ctx('claimCheck');
     const signals = ctx('signals');
+    const layout = ctx('changeStreamLayout');
+    if (layout !== undefined && layout !== 'record' && layout !== 'value')
+      throw new Error(`-c changeStreamLayout=${layout}: use record (event ids reach the consumers) or value`);
     new CdcPipelineStack(app, 'CdcPipeline', {
       env,
       vpcId,
@@ -51,6 +55,7 @@ export function buildApp(app: App = new App()): App {
       ...(alarmEmail ? { alarmEmail } : {}),
       ...(claimCheck === 'true' ? { claimCheck: true } : {}),
       ...(signals === 'true' ? { signals: true } : {}),
+      ...(layout ? { changeStreamLayout: layout } : {}),
     });
   }
   new CdcDemoStack(app, 'CdcDemo', {

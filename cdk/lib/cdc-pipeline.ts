@@ -38,7 +38,12 @@ import { CdcCaptureService } from './constructs/capture-service.js';
 import { CdcClaimCheck } from './constructs/claim-check.js';
 import { CdcConsumers } from './constructs/consumers.js';
 import { CdcDashboard } from './constructs/dashboard.js';
-import { CDC_PIPELINE_DEFAULTS, type CdcConsumer, type CdcPipelineProps } from './constructs/props.js';
+import {
+  CDC_PIPELINE_DEFAULTS,
+  type CdcConsumer,
+  type CdcPipelineProps,
+  type ChangeStreamLayout,
+} from './constructs/props.js';
 import { CdcSignals } from './constructs/signals.js';
 import { CdcStateTables } from './constructs/state-tables.js';
 import { CdcStreams } from './constructs/streams.js';
@@ -47,6 +52,8 @@ export * from './constructs/props.js';
 
 export class CdcPipeline extends Construct {
   readonly connectorName: string;
+  /** The change stream's record layout (`sink.kinesis.payload`), which its consumers are configured to read. */
+  readonly changeStreamLayout: ChangeStreamLayout;
   readonly stream: kinesis.IStream;
   /** The transform router's output stream (null without a router). */
   readonly routedStream: kinesis.IStream | null;
@@ -85,6 +92,7 @@ export class CdcPipeline extends Construct {
     super(scope, id);
     const name = props.connectorName ?? CDC_PIPELINE_DEFAULTS.connectorName;
     this.connectorName = name;
+    this.changeStreamLayout = changeStreamLayoutOf(props);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const db = props.database;
     const dbKinds = [db.cluster, db.instance, db.host].filter((x) => x !== undefined).length;
@@ -149,6 +157,7 @@ export class CdcPipeline extends Construct {
 
     const capture = new CdcCaptureService(this, {
       ...props,
+      changeStreamLayout: this.changeStreamLayout,
       connectorName: name,
       topicPrefix: props.topicPrefix ?? name,
       source,
@@ -168,6 +177,7 @@ export class CdcPipeline extends Construct {
     const consumers = new CdcConsumers(this, {
       connectorName: name,
       stream: this.stream,
+      changeStreamLayout: this.changeStreamLayout,
       routedStream: this.routedStream,
       transformRouter: props.transformRouter ?? {},
       materializer: props.materializer ?? {},
@@ -209,4 +219,19 @@ export class CdcPipeline extends Construct {
   metricRunningTaskCount(): cloudwatch.Metric {
     return this.parts.capture.metricRunningTaskCount();
   }
+}
+
+/** The layout from the typed prop or, without it, from `properties['sink.kinesis.payload']`; both and different is an error. */
+function changeStreamLayoutOf(props: CdcPipelineProps): ChangeStreamLayout {
+  const fromProperties = props.properties?.['sink.kinesis.payload'];
+  if (fromProperties !== undefined && fromProperties !== 'record' && fromProperties !== 'value')
+    throw new Error(
+      `CdcPipeline: properties['sink.kinesis.payload']=${fromProperties} is not record or value; set changeStreamLayout instead`,
+    );
+  const layout = props.changeStreamLayout ?? fromProperties ?? CDC_PIPELINE_DEFAULTS.changeStreamLayout;
+  if (fromProperties !== undefined && fromProperties !== layout)
+    throw new Error(
+      `CdcPipeline: changeStreamLayout '${layout}' and properties['sink.kinesis.payload']=${fromProperties} disagree; remove the property (changeStreamLayout configures the task and its consumers together)`,
+    );
+  return layout;
 }

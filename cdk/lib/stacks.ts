@@ -15,7 +15,7 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { type CdcAlarmProps, CdcPipeline, type CdcPipelineProps } from './cdc-pipeline.js';
+import { type CdcAlarmProps, CdcPipeline, type CdcPipelineProps, type ChangeStreamLayout } from './cdc-pipeline.js';
 
 /** Consumer settings passed through to CdcPipeline. */
 export type ConsumerOverrides = Pick<CdcPipelineProps, 'transformRouter' | 'materializer'>;
@@ -53,6 +53,8 @@ export interface CdcPipelineStackProps extends StackProps, ConsumerOverrides {
   readonly image?: ImageSource;
   /** Extra connector properties. @default {} */
   readonly properties?: Record<string, string>;
+  /** The change stream's record layout (`CdcPipelineProps.changeStreamLayout`). @default 'record' */
+  readonly changeStreamLayout?: ChangeStreamLayout;
   /** Provisioned shards. @default - on-demand */
   readonly shardCount?: number;
   /** @default - no subscription */
@@ -95,6 +97,7 @@ export class CdcPipelineStack extends Stack {
       },
       ...optionalImage(props.image),
       ...(props.properties ? { properties: props.properties } : {}),
+      ...(props.changeStreamLayout ? { changeStreamLayout: props.changeStreamLayout } : {}),
       ...(props.shardCount !== undefined ? { stream: { shardCount: props.shardCount } } : {}),
       ...(props.claimCheck ? { claimCheck: {} } : {}),
       ...(props.signals ? { signals: {} } : {}),

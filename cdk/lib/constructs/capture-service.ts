@@ -23,6 +23,7 @@ import {
   type CdcDatabaseProps,
   type CdcPipelineProps,
   type CdcSourceProps,
+  type ChangeStreamLayout,
   REPO_ROOT,
 } from './props.js';
 import type { PipelinePart } from './scope.js';
@@ -52,6 +53,8 @@ export interface CdcCaptureServiceProps
   readonly topicPrefix: string;
   readonly source: CdcSourceProps;
   readonly stream: kinesis.IStream;
+  /** `sink.kinesis.payload` (the consumers are configured for the same). */
+  readonly changeStreamLayout: ChangeStreamLayout;
   readonly tables: CdcStateTables;
   readonly removalPolicy: RemovalPolicy;
   /** Values over the stream's limit go to this bucket first (docs/large-records.md). */
@@ -191,6 +194,7 @@ export class CdcCaptureService implements PipelinePart {
     } else p['database.ssl.mode'] = db.sslMode ?? D.sslMode;
     p['sink.type'] = 'kinesis';
     p['sink.kinesis.stream.name'] = props.stream.streamName;
+    p['sink.kinesis.payload'] = props.changeStreamLayout;
     p['offset.storage'] = 'dynamodb';
     p['offset.storage.dynamodb.table'] = props.tables.offsets.tableName;
     p['schema.history.internal'] = 'dynamodb';

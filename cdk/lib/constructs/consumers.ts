@@ -23,6 +23,7 @@ import {
   type CdcConsumer,
   type CdcConsumerProps,
   type CdcMaterializerProps,
+  type ChangeStreamLayout,
   REPO_ROOT,
 } from './props.js';
 import type { PipelinePart } from './scope.js';
@@ -31,6 +32,8 @@ export interface CdcConsumersProps {
   readonly connectorName: string;
   /** The change stream (the default input of both). */
   readonly stream: kinesis.IStream;
+  /** The change stream's layout: consumers reading it are told (`CDC_INPUT_FORMAT`), never left to guess. */
+  readonly changeStreamLayout: ChangeStreamLayout;
   /** The transform router's output; required with a router. */
   readonly routedStream: kinesis.IStream | null;
   readonly transformRouter: CdcConsumerProps | false;
@@ -136,6 +139,9 @@ export class CdcConsumers implements PipelinePart {
       environment: {
         CDC_CONNECTOR_NAME: this.props.connectorName,
         POWERTOOLS_SERVICE_NAME: `cdc-${file}`,
+        // On the change stream the layout is known; `auto` would take a flattened row (a task-side transform)
+        // with `topic` and `value` columns for a record line. Another input stream: detected per record.
+        ...(p.inputStream ? {} : { CDC_INPUT_FORMAT: this.props.changeStreamLayout }),
         ...p.environment,
       },
       logGroup,

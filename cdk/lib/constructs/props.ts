@@ -75,6 +75,9 @@ export type CdcSourceProps =
       readonly tabletType?: 'MASTER' | 'PRIMARY' | 'REPLICA' | 'RDONLY';
     };
 
+/** `sink.kinesis.payload` of the change stream (see `CdcPipelineProps.changeStreamLayout`). */
+export type ChangeStreamLayout = 'record' | 'value';
+
 /** The change stream. */
 export interface CdcStreamProps {
   /** An existing stream (then no other stream property may be set). @default - a new stream */
@@ -197,6 +200,22 @@ export interface CdcPipelineProps {
   readonly source?: CdcSourceProps;
   /** Further connector properties (Debezium names, e.g. `table.include.list`) → `CDC_*` variables. @default {} */
   readonly properties?: Record<string, string>;
+  /**
+   * Layout of the change stream's records (the task's `sink.kinesis.payload`), and with it whether the stable
+   * event ids (header `__cdc.id`) reach the stream's consumers (docs/delivery.md "The change stream's layout"):
+   * - `'record'`: each record is the line `{"topic","key","value","headers"}`: the transform router drops repeats
+   *   by their id and the materialiser orders two changes of one row in one transaction exactly, also when they
+   *   are delivered again after a capture crash. Other consumers read the Debezium value from `.value`.
+   * - `'value'`: Debezium Server's layout, the value JSON alone (partition key = key JSON), for consumers written
+   *   for Debezium Server: no headers, so no ids; the router passes repeats on and the materialiser orders by
+   *   publication (it converges, but may briefly re-apply an older change after a capture crash).
+   *
+   * The consumers that read the change stream are configured for this layout (`CDC_INPUT_FORMAT`); a consumer
+   * with its own `inputStream` detects the layout per record. Setting `properties['sink.kinesis.payload']` to
+   * another value is an error.
+   * @default 'record'
+   */
+  readonly changeStreamLayout?: ChangeStreamLayout;
   /** Container image. @default - built from the repository's Dockerfile (`ContainerImage.fromAsset`) */
   readonly image?: ecs.ContainerImage;
   /** @default X86_64 */
@@ -257,6 +276,7 @@ export interface CdcPipelineProps {
 /** Every default in one place. */
 export const CDC_PIPELINE_DEFAULTS = {
   connectorName: 'cdc',
+  changeStreamLayout: 'record',
   cpu: 512,
   memoryLimitMiB: 1024,
   logRetention: logs.RetentionDays.ONE_MONTH,

@@ -367,13 +367,16 @@ test('every CDC_ variable CdcPipeline sets on a consumer is one its handler read
   };
   for (const [prefix, fromEnv] of Object.entries(readers)) {
     const [[, fn]] = ofType('AWS::Lambda::Function').filter(([id]) => id.startsWith(prefix));
-    const set = Object.keys((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables);
+    const vars = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const set = Object.keys(vars);
     const read = new Set<string>();
-    // Direct reads only: no keys to enumerate, so a reader that scans the environment sees nothing.
+    // Direct reads only: no keys to enumerate, so a reader that scans the environment sees nothing. Values the
+    // template resolves are passed as they are (an enum such as CDC_INPUT_FORMAT must parse).
     const env = new Proxy({} as Record<string, string | undefined>, {
       get: (_t, name) => {
         if (typeof name === 'string') read.add(name);
-        return typeof name === 'string' && set.includes(name) ? 'value-1' : undefined;
+        if (typeof name !== 'string' || !set.includes(name)) return undefined;
+        return typeof vars[name] === 'string' ? (vars[name] as string) : 'value-1';
       },
       ownKeys: () => [],
     });
