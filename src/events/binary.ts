@@ -100,6 +100,82 @@ export function bytesToUnscaled(buf: Buffer): bigint {
 export function float32Text(x: number): string {
   const f = Math.fround(x);
   if (!Number.isFinite(f)) return 'null';
+  if (f === 0) return '0';
+  const a = f < 0 ? -f : f;
+  // The 9 significant digits of |f| (enough for any float32) and the decimal exponent of the first one.
+  const nine = a.toPrecision(9);
+  const e9 = nine.indexOf('e');
+  let digits: string;
+  let exp: number;
+  if (e9 >= 0) {
+    digits = nine.charAt(0) + nine.slice(2, e9);
+    exp = Number(nine.slice(e9 + 1));
+  } else if (nine.charCodeAt(0) === 48 /* 0 */) {
+    // 0.000ddddddddd
+    let z = 2;
+    while (nine.charCodeAt(z) === 48) z++;
+    digits = nine.slice(z);
+    exp = 1 - z;
+  } else {
+    const dot = nine.indexOf('.');
+    digits = dot < 0 ? nine : nine.slice(0, dot) + nine.slice(dot + 1);
+    exp = (dot < 0 ? nine.length : dot) - 1;
+  }
+  // p digits are the first p of the nine, rounded half up (as toPrecision rounds): the nearest 9-digit decimal lies
+  // on the same side of every p-digit rounding boundary as |f| itself unless it is that boundary (digit p + 1 is 5
+  // and the rest zeros), where only toPrecision(p) knows which way |f| lies.
+  const all = Number(digits);
+  for (let p = 1; p <= 9; p++) {
+    let candidate: number;
+    const unit = POW10[9 - p];
+    let n = Math.floor(all / unit);
+    const rest = all - n * unit;
+    const half = unit / 2;
+    if (p < 9 && rest === half) {
+      candidate = Number(f.toPrecision(p));
+    } else {
+      if (rest > half) n++;
+      const k = exp - p + 1;
+      // One correctly rounded operation on exact operands equals parsing the decimal text.
+      const m = k >= 0 && k <= 22 ? n * POW10[k] : k < 0 && k >= -22 ? n / POW10[-k] : Number(`${n}e${k}`);
+      if (Math.fround(f < 0 ? -m : m) === f) return decimalText(f < 0, n, k);
+      continue;
+    }
+    if (Math.fround(candidate) === f) return String(candidate);
+  }
+  return String(f);
+}
+
+/**
+ * String(x) for x = ±n × 10^k with n of at most 10 digits: x's shortest round-trip digits are n's (two decimals of
+ * so few digits are never within one double apart), so Number.prototype.toString's layout rules apply to them.
+ */
+function decimalText(negative: boolean, n: number, k: number): string {
+  while (n % 10 === 0) {
+    n /= 10;
+    k++;
+  }
+  const d = String(n);
+  const len = d.length;
+  // Position of the decimal point relative to the digits' start (ECMA-262 Number::toString's n).
+  const point = len + k;
+  let out: string;
+  if (len <= point && point <= 21) out = d + '0'.repeat(point - len);
+  else if (0 < point && point <= 21) out = `${d.slice(0, point)}.${d.slice(point)}`;
+  else if (-6 < point && point <= 0) out = `0.${'0'.repeat(-point)}${d}`;
+  else {
+    const e = point - 1;
+    out = `${len === 1 ? d : `${d[0]}.${d.slice(1)}`}e${e < 0 ? '-' : '+'}${Math.abs(e)}`;
+  }
+  return negative ? `-${out}` : out;
+}
+
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/** float32Text as first written: the reference its fast path is tested against. */
+export function float32TextGeneral(x: number): string {
+  const f = Math.fround(x);
+  if (!Number.isFinite(f)) return 'null';
   for (let p = 1; p < 10; p++) {
     const candidate = Number(f.toPrecision(p));
     if (Math.fround(candidate) === f) return String(candidate);
