@@ -1,6 +1,6 @@
 /** Shared pieces of the benchmarks: the Figure shape, its BENCH line, the image's Node options, peak RSS, median. */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface Figure {
@@ -35,6 +35,40 @@ export async function peakRssMb(): Promise<number> {
   const status = await readFile('/proc/self/status', 'utf8');
   const m = /VmHWM:\s+(\d+) kB/.exec(status);
   return m ? Number(m[1]) / 1024 : process.memoryUsage().rss / 1048576;
+}
+
+const compiled = new Map<string, Promise<string>>();
+
+/**
+ * A benchmark's child-process script as compiled JavaScript, like the production image runs (no tsx): `entry`
+ * (bench/support/<name>.ts) and the src/ it imports bundled by esbuild (types stripped, as tsc does) into
+ * bench/.data/<name>, next to node_modules for the packages; split into chunks at dynamic imports, so a script
+ * loads only the code its mode uses. Built once per run.
+ */
+export function compiledScript(entry: string): Promise<string> {
+  let script = compiled.get(entry);
+  if (!script) {
+    script = (async () => {
+      const { build } = await import('esbuild');
+      const name = basename(entry, '.ts');
+      const outdir = join(dirname(fileURLToPath(import.meta.url)), '.data', name);
+      await build({
+        entryPoints: [entry],
+        outdir,
+        outExtension: { '.js': '.mjs' },
+        bundle: true,
+        splitting: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        packages: 'external',
+        logLevel: 'warning',
+      });
+      return join(outdir, `${name}.mjs`);
+    })();
+    compiled.set(entry, script);
+  }
+  return script;
 }
 
 /** Median of a few runs: steadier than the mean on a shared machine. */

@@ -5,7 +5,7 @@
  * no-op handler. Workloads (bench/support/binlog-workload.ts): 200k inserts + 200k updates of an 8-column table,
  * and a quarter of that of a 50-column mixed-type table (wide) and of a table with a ~1 KB JSON document (json),
  * so a speed-up that only fits one shape shows. Each reader runs in its own child process, as compiled JavaScript
- * like the image (readerScript), so its peak RSS is its own; figures are medians of RUNS runs.
+ * like the image (compiledScript in harness.ts), so its peak RSS is its own; figures are medians of RUNS runs.
  * Env: STREAMING_BENCH_ROWS (inserts = updates of the narrow table, default 200000), STREAMING_BENCH_RUNS (default
  * 3), STREAMING_BENCH_PROFILE (directory for CPU profiles of each reader).
  */
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startMariaDb } from '../test/harness/mariadb.js';
 import type { Figure } from './harness.js';
-import { imageNodeOptions, median } from './harness.js';
+import { compiledScript, imageNodeOptions, median } from './harness.js';
 import { type ChangeWorkload, generateChangeWorkload, type WorkloadShape } from './support/binlog-workload.js';
 import type { StreamingJob, StreamingMode, StreamingResult } from './support/streaming-reader.js';
 
@@ -27,38 +27,17 @@ const PROFILE = process.env.STREAMING_BENCH_PROFILE
   ? ['--cpu-prof', '--cpu-prof-dir', process.env.STREAMING_BENCH_PROFILE]
   : [];
 
-/**
- * The readers run as compiled JavaScript, like the production image (dist/, no tsx): the reader and the src/ it
- * imports bundled by esbuild (types stripped, as tsc does) into bench/.data, next to node_modules for the packages.
- * Split into chunks at the reader's dynamic imports, so each mode loads only its own code and packages.
- */
-let compiledReader: Promise<string> | undefined;
-function readerScript(): Promise<string> {
-  compiledReader ??= (async () => {
-    const { build } = await import('esbuild');
-    const outdir = join(here, '.data', 'streaming-reader');
-    await build({
-      entryPoints: [join(here, 'support', 'streaming-reader.ts')],
-      outdir,
-      outExtension: { '.js': '.mjs' },
-      bundle: true,
-      splitting: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      logLevel: 'warning',
-    });
-    return join(outdir, 'streaming-reader.mjs');
-  })();
-  return compiledReader;
-}
-
 async function readOnce(mode: StreamingMode, job: StreamingJob): Promise<StreamingResult> {
   const { stdout } = await exec(
     process.execPath,
     // Ours runs with the capture image's heap settings (Dockerfile NODE_OPTIONS); zongji with Node's defaults.
-    [...PROFILE, ...(mode === 'ours' ? imageNodeOptions() : []), await readerScript(), mode, JSON.stringify(job)],
+    [
+      ...PROFILE,
+      ...(mode === 'ours' ? imageNodeOptions() : []),
+      await compiledScript(join(here, 'support', 'streaming-reader.ts')),
+      mode,
+      JSON.stringify(job),
+    ],
     { maxBuffer: 1 << 20 },
   );
   const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as StreamingResult;
