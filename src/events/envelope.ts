@@ -119,6 +119,11 @@ function flatten(s: string): string {
   return s;
 }
 
+/** Nanoseconds from the text of a whole count of microseconds (`0`, not `0000`, which is not JSON). */
+function nanosText(micros: string): string {
+  return micros === '0' ? '0' : `${micros}000`;
+}
+
 function optionalString(s: string | null | undefined): string {
   return s === null || s === undefined ? 'null' : JSON.stringify(s);
 }
@@ -130,7 +135,7 @@ export function renderSource(opts: ResolvedOptions, db: string, table: string | 
   return (
     `{"version":${JSON.stringify(opts.sourceVersion)},"connector":${JSON.stringify(opts.connectorName)},` +
     `"name":${JSON.stringify(opts.topicPrefix)},"ts_ms":${ms},"snapshot":"${s.snapshot ?? 'false'}",` +
-    `"db":${JSON.stringify(db)},"sequence":null,"ts_us":${us},"ts_ns":${us}000,"table":${optionalString(table)},` +
+    `"db":${JSON.stringify(db)},"sequence":null,"ts_us":${us},"ts_ns":${nanosText(String(us))},"table":${optionalString(table)},` +
     `"server_id":${s.serverId},"gtid":${optionalString(s.gtid)},"file":${JSON.stringify(s.file)},"pos":${s.pos},` +
     `"row":${s.row},"thread":${s.thread ?? 'null'},"query":${optionalString(s.query)}}`
   );
@@ -209,6 +214,11 @@ export class TableEventBuilder {
   private readonly tombstones: boolean;
   private readonly transactions: boolean;
   private source: SourceCache | null = null;
+  /** The envelope's last processing time and its texts (ts_us and ts_ns digits, ts_ms digits). */
+  private nowUs = Number.NaN;
+  private usText = '';
+  private nsText = '';
+  private msText = '';
   /** Row positions of the emitted JSON columns (the only ones a partial JSON update needs resolving for). */
   private readonly jsonPositions: number[];
   /** Per emitted column: the before image's text of the update being built (afterJson reuses unchanged ones). */
@@ -437,7 +447,7 @@ export class TableEventBuilder {
     const us = s.tsUs ?? s.tsMs * 1000;
     const ms = s.tsUs === undefined ? s.tsMs : Math.floor(us / 1000);
     const head =
-      `${this.sourcePrefix}${ms},"snapshot":"${s.snapshot ?? 'false'}"${this.sourceTable}"ts_us":${us},"ts_ns":${us}000,` +
+      `${this.sourcePrefix}${ms},"snapshot":"${s.snapshot ?? 'false'}"${this.sourceTable}"ts_us":${us},"ts_ns":${nanosText(String(us))},` +
       `"table":${JSON.stringify(this.table.name)},"server_id":${s.serverId},"gtid":${optionalString(s.gtid)},` +
       `"file":${JSON.stringify(s.file)},"pos":`;
     const tail = `,"thread":${s.thread ?? 'null'},"query":${optionalString(s.query)}}`;
@@ -477,14 +487,20 @@ export class TableEventBuilder {
     const nowUs = Math.max(this.opts.clockMicros(), source.tsUs ?? source.tsMs * 1000);
     // ts_ms, ts_us and ts_ns from one printed number: for a whole count of microseconds >= 1000, the milliseconds
     // are its digits but the last three.
-    const usText = numberText(nowUs);
-    const msText =
-      nowUs >= 1000 && nowUs < 1e21 && Math.floor(nowUs) === nowUs
-        ? usText.slice(0, -3)
-        : String(Math.floor(nowUs / 1000));
+    if (nowUs !== this.nowUs) {
+      // Consecutive records usually share the clock reading (wallClockMicros): its texts are kept.
+      this.nowUs = nowUs;
+      this.usText = numberText(nowUs);
+      this.nsText = nanosText(this.usText);
+      this.msText =
+        nowUs >= 1000 && nowUs < 1e21 && Math.floor(nowUs) === nowUs
+          ? this.usText.slice(0, -3)
+          : String(Math.floor(nowUs / 1000));
+    }
+    const { usText, msText, nsText } = this;
     const value = flatten(
       `${this.valueOpen}{"before":${before ?? 'null'},"after":${after ?? 'null'},"source":${this.sourceJson(source)},` +
-        `"transaction":${txJson}${OP_TEXT[op]}${msText},"ts_us":${usText},"ts_ns":${usText}000}${this.valueClose}`,
+        `"transaction":${txJson}${OP_TEXT[op]}${msText},"ts_us":${usText},"ts_ns":${nsText}}${this.valueClose}`,
     );
     const key =
       keyPayload === null ? null : this.opts.schemasEnable ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;
