@@ -69,7 +69,7 @@ async function capture(job: SnapshotJob): Promise<number> {
     logger: silentLogger,
   });
   if (config.snapshot.chunked) {
-    while (!source.stats.SnapshotCompleted) await new Promise((r) => setTimeout(r, 20));
+    while (!source.metrics.snapshot.SnapshotCompleted) await new Promise((r) => setTimeout(r, 20));
     abort.abort();
   }
   await running;

@@ -1,7 +1,8 @@
 /**
- * Samples the live counters of a capture (source stats + change queue) into one set of metric values. Pure
- * apart from the clock, so the EMF emitter, the Prometheus endpoint and the health check read the same numbers.
+ * Samples a capture's metric objects (written by the source, see model/capture-metrics.ts) and its change queue
+ * into one set of metric values, so the EMF emitter and the Prometheus endpoint publish the same numbers.
  */
+import type { CaptureMetricsView } from '../model/capture-metrics.js';
 import { type DeliveryStatus, HEALTHY_DELIVERY } from '../sinks/delivery-status.js';
 import {
   DeliveryMetric,
@@ -13,47 +14,9 @@ import {
   StreamingMetric,
 } from './names.js';
 
-/** What the collector reads from a change source (structurally `MySqlSource`). */
-export interface MetricsSourceStats {
-  phase: 'starting' | 'snapshot' | 'streaming' | 'stopped';
-  snapshotRows: number;
-  snapshotTables: number;
-  eventsSeen: number;
-  eventsFiltered: number;
-  committedTransactions: number;
-  /** Source timestamp (ms) of the last binlog event; 0 = none yet. */
-  lastEventTsMs: number;
-  binlogFile: string;
-  binlogPosition: number;
-  connected: boolean;
-  disconnects: number;
-  /** Tables whose snapshot scan has finished (optional: RemainingTableCount falls back to the phase). */
-  snapshotTablesCompleted?: number;
-  /** Wall-clock start/end of the snapshot (optional: otherwise observed from phase changes). */
-  snapshotStartedAtMs?: number;
-  snapshotCompletedAtMs?: number;
-  /** GTID set of the last committed position, when the server uses GTIDs. */
-  gtids?: string | null;
-  /**
-   * Debezium-named snapshot views, when the source keeps them (MySqlSource does, including chunked snapshots that
-   * run while streaming); they take precedence over what is derived from the fields above.
-   */
-  readonly TotalTableCount?: number;
-  readonly RemainingTableCount?: number;
-  readonly RowsScanned?: number;
-  readonly SnapshotRunning?: boolean;
-  readonly SnapshotCompleted?: boolean;
-  readonly SnapshotDurationInSeconds?: number;
-  /** Binlog retention runway (seconds; null = unlimited or not measured yet), when the source measures it. */
-  readonly RetentionRunwaySeconds?: number | null;
-  /** Schema history progress, when the history store exposes it. */
-  schemaHistoryChangesApplied?: number;
-  schemaHistoryStatus?: string;
-}
-
+/** What the collector and the health check read from a change source (structurally `ChangeSource`). */
 export interface MetricsSource {
-  readonly stats: MetricsSourceStats;
-  msSinceLastEvent?(): number;
+  readonly metrics: CaptureMetricsView;
   isCaughtUp?(): Promise<boolean>;
 }
 
@@ -72,10 +35,6 @@ export interface MetricSample {
 }
 
 export class MetricsCollector {
-  private observedSnapshotStart = 0;
-  private observedSnapshotEnd = 0;
-  private lastPhase: MetricsSourceStats['phase'] = 'starting';
-
   constructor(
     private readonly source: MetricsSource,
     private readonly task: MetricsTask,
@@ -84,65 +43,39 @@ export class MetricsCollector {
 
   sample(): MetricSample {
     const now = this.now();
-    const st = this.source.stats;
-    this.observePhase(st.phase, now);
-    const snapStart = st.snapshotStartedAtMs || this.observedSnapshotStart;
-    const snapEnd = st.snapshotCompletedAtMs || this.observedSnapshotEnd;
-    const running = st.phase === 'snapshot' && !snapEnd;
-    const completed = snapEnd > 0;
-    const total = st.snapshotTables;
-    const remaining = completed
-      ? 0
-      : st.snapshotTablesCompleted !== undefined
-        ? Math.max(0, total - st.snapshotTablesCompleted)
-        : total;
-    const duration = snapStart ? Math.max(0, ((snapEnd || now) - snapStart) / 1000) : 0;
-
-    const sinceLast = this.source.msSinceLastEvent?.() ?? 0;
-    // Debezium's definition: processing time of the last event minus its source timestamp. It does not grow
-    // while the database is idle (MilliSecondsSinceLastEvent does).
-    const behind = st.lastEventTsMs > 0 ? Math.max(0, now - sinceLast - st.lastEventTsMs) : 0;
-
+    const { phase, snapshot: snap, streaming: st, schemaHistory: history } = this.source.metrics;
     const delivery = this.task.deliveryStatus?.() ?? HEALTHY_DELIVERY;
     const values: Partial<Record<MetricName, number>> = {
-      [SnapshotMetric.TotalTableCount]: st.TotalTableCount ?? total,
-      [SnapshotMetric.RemainingTableCount]: st.RemainingTableCount ?? remaining,
-      [SnapshotMetric.RowsScanned]: st.RowsScanned ?? st.snapshotRows,
-      [SnapshotMetric.SnapshotRunning]: (st.SnapshotRunning ?? running) ? 1 : 0,
-      [SnapshotMetric.SnapshotCompleted]: (st.SnapshotCompleted ?? completed) ? 1 : 0,
-      [SnapshotMetric.SnapshotDurationInSeconds]: Math.round((st.SnapshotDurationInSeconds ?? duration) * 1000) / 1000,
-      [StreamingMetric.MilliSecondsBehindSource]: behind,
-      [StreamingMetric.MilliSecondsSinceLastEvent]: Math.max(0, sinceLast),
-      [StreamingMetric.TotalNumberOfEventsSeen]: st.eventsSeen,
-      [StreamingMetric.NumberOfEventsFiltered]: st.eventsFiltered,
-      [StreamingMetric.NumberOfCommittedTransactions]: st.committedTransactions,
-      [StreamingMetric.Connected]: st.connected ? 1 : 0,
+      [SnapshotMetric.TotalTableCount]: snap.TotalTableCount,
+      [SnapshotMetric.RemainingTableCount]: snap.RemainingTableCount,
+      [SnapshotMetric.RowsScanned]: snap.totalRowsScanned,
+      [SnapshotMetric.SnapshotRunning]: snap.SnapshotRunning ? 1 : 0,
+      [SnapshotMetric.SnapshotCompleted]: snap.SnapshotCompleted ? 1 : 0,
+      [SnapshotMetric.SnapshotDurationInSeconds]: Math.round(snap.SnapshotDurationInSeconds * 1000) / 1000,
+      [StreamingMetric.MilliSecondsBehindSource]: st.MilliSecondsBehindSource,
+      [StreamingMetric.MilliSecondsSinceLastEvent]: st.MilliSecondsSinceLastEvent,
+      [StreamingMetric.TotalNumberOfEventsSeen]: st.TotalNumberOfEventsSeen,
+      [StreamingMetric.NumberOfEventsFiltered]: st.NumberOfEventsFiltered,
+      [StreamingMetric.NumberOfCommittedTransactions]: st.NumberOfCommittedTransactions,
+      [StreamingMetric.Connected]: st.Connected ? 1 : 0,
       [StreamingMetric.QueueRemainingCapacity]: this.task.queue.remainingCapacity,
       [StreamingMetric.CurrentQueueSizeInBytes]: this.task.queue.sizeInBytes,
-      [StreamingMetric.NumberOfDisconnects]: st.disconnects,
+      [StreamingMetric.NumberOfDisconnects]: st.NumberOfDisconnects,
       [DeliveryMetric.SinkDeliveryFailing]: delivery.failing ? 1 : 0,
       [DeliveryMetric.SinkFailedAttempts]: delivery.failedAttempts,
       [DeliveryMetric.OldestUnacknowledgedAgeMs]: delivery.oldestUnacknowledgedAgeMs,
     };
-    if (st.schemaHistoryChangesApplied !== undefined)
-      values[SchemaHistoryMetric.ChangesApplied] = st.schemaHistoryChangesApplied;
-    const runway = st.RetentionRunwaySeconds;
+    if (history) values[SchemaHistoryMetric.ChangesApplied] = history.ChangesApplied;
+    const runway = this.source.metrics.RetentionRunwaySeconds;
     if (typeof runway === 'number') values[RetentionMetric.RetentionRunwaySeconds] = runway;
 
-    const properties: Record<string, string | number> = { [EmfProperty.Phase]: st.phase };
-    if (st.binlogFile) {
-      properties[EmfProperty.BinlogFile] = st.binlogFile;
-      properties[EmfProperty.BinlogPosition] = st.binlogPosition;
+    const properties: Record<string, string | number> = { [EmfProperty.Phase]: phase };
+    if (st.BinlogFilename) {
+      properties[EmfProperty.BinlogFile] = st.BinlogFilename;
+      properties[EmfProperty.BinlogPosition] = st.BinlogPosition;
     }
-    if (st.gtids) properties[EmfProperty.Gtids] = st.gtids;
-    if (st.schemaHistoryStatus) properties[EmfProperty.SchemaHistoryStatus] = st.schemaHistoryStatus;
+    if (st.GtidSet) properties[EmfProperty.Gtids] = st.GtidSet;
+    if (history) properties[EmfProperty.SchemaHistoryStatus] = history.Status;
     return { timestampMs: now, values, properties };
-  }
-
-  private observePhase(phase: MetricsSourceStats['phase'], now: number): void {
-    if (phase === this.lastPhase) return;
-    if (phase === 'snapshot' && !this.observedSnapshotStart) this.observedSnapshotStart = now;
-    if (this.lastPhase === 'snapshot' && !this.observedSnapshotEnd) this.observedSnapshotEnd = now;
-    this.lastPhase = phase;
   }
 }

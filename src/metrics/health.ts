@@ -59,7 +59,7 @@ export class HealthMonitor {
   }
 
   async check(): Promise<HealthStatus> {
-    const runway = this.source.stats.RetentionRunwaySeconds;
+    const runway = this.source.metrics.RetentionRunwaySeconds;
     const source = await this.checkSource();
     const status = typeof runway === 'number' ? { ...source, retentionRunwaySeconds: runway } : source;
     const delivery = this.delivery();
@@ -71,9 +71,8 @@ export class HealthMonitor {
   }
 
   private async checkSource(): Promise<HealthStatus> {
-    const st = this.source.stats;
+    const { phase, snapshot, streaming } = this.source.metrics;
     const now = this.now();
-    const phase = st.phase;
     switch (phase) {
       case 'stopped':
         return { healthy: false, phase, reason: 'capture stopped' };
@@ -84,7 +83,10 @@ export class HealthMonitor {
           : { healthy: true, phase, reason: 'starting' };
       }
       case 'snapshot': {
-        const progress = st.snapshotRows + st.snapshotTables + (st.snapshotTablesCompleted ?? 0);
+        // Any row scanned, table planned or table finished is progress.
+        const finished = snapshot.TotalTableCount - snapshot.RemainingTableCount;
+        const progress =
+          snapshot.totalRowsScanned + snapshot.CapturedTables.length + snapshot.TotalTableCount + finished;
         if (progress !== this.snapshotProgress) {
           this.snapshotProgress = progress;
           this.snapshotProgressAt = now;
@@ -95,7 +97,7 @@ export class HealthMonitor {
           : { healthy: true, phase, reason: 'snapshot running' };
       }
       case 'streaming': {
-        const silent = this.source.msSinceLastEvent?.() ?? 0;
+        const silent = streaming.MilliSecondsSinceLastEvent;
         if (silent <= this.opts.stuckAfterMs) return { healthy: true, phase, reason: 'streaming' };
         const caughtUp = await this.caughtUp(now);
         if (caughtUp instanceof Error)

@@ -1,5 +1,6 @@
 /** The engine's port for a change source: what the capture task runs and what it hands the source. */
 import type { Logger } from '../common/logger.js';
+import type { CaptureMetricsView } from './capture-metrics.js';
 import type { QueueItem } from './queue-item.js';
 import type { SourceOffset } from './source-offset.js';
 
@@ -14,6 +15,8 @@ export interface SourceContext {
 }
 
 export interface ChangeSource {
+  /** The capture's metrics (snapshot, streaming, schema history), written by the source, read by metrics/. */
+  readonly metrics: CaptureMetricsView;
   /** Runs until `signal` aborts (resolves) or a fatal error (rejects). May resolve by itself (e.g. initial_only). */
   run(ctx: SourceContext): Promise<void>;
   /** True when the source has caught up with the server and holds nothing unemitted (for --until-idle). */

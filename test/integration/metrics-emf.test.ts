@@ -46,7 +46,7 @@ test('a real capture run emits valid EMF lines with exactly the shared metric na
   });
   // Stream a few changes once the snapshot is done, so the streaming counters move.
   const writer = (async () => {
-    while (handle.source.stats.phase !== 'streaming') await new Promise((r) => setImmediate(r));
+    while (handle.source.metrics.phase !== 'streaming') await new Promise((r) => setImmediate(r));
     await server.query(`INSERT INTO ${name}.a VALUES (4,'w')`);
     await server.query(`UPDATE ${name}.a SET v='q' WHERE id=1`);
   })();

@@ -114,7 +114,7 @@ describe('retention runway on MariaDB with binlog_expire_logs_seconds', () => {
     assert.equal(w.fields.runwaySeconds, EXPIRE_SECONDS);
     assert.equal(w.fields.rate, 'assumed');
     assert.ok((w.fields.estimatedRows as number) > 30_000);
-    assert.equal(handle.source.stats.RetentionRunwaySeconds, EXPIRE_SECONDS);
+    assert.equal(handle.source.metrics.RetentionRunwaySeconds, EXPIRE_SECONDS);
 
     // The stored offset is in the file being written; after a rotation it is a closed file that starts ageing.
     await s.query('FLUSH BINARY LOGS');

@@ -165,10 +165,10 @@ describe('chunked snapshot', () => {
     await waitFor('writer', () => writer.commits > 20);
     const handle = startCapture(env.config, logger, { untilIdleMs: 500 });
     const source = handle.source as MySqlSource;
-    await waitFor('chunks to be read', () => source.stats.RowsScanned > 3000);
-    assert.equal(source.stats.SnapshotRunning, true);
-    assert.equal(source.stats.TotalTableCount, 3, 'nopk (consistent) + t + k2 (chunked)');
-    await waitFor('the chunked snapshot to finish', () => source.stats.SnapshotCompleted, 40_000);
+    await waitFor('chunks to be read', () => source.metrics.snapshot.totalRowsScanned > 3000);
+    assert.equal(source.metrics.snapshot.SnapshotRunning, true);
+    assert.equal(source.metrics.snapshot.TotalTableCount, 3, 'nopk (consistent) + t + k2 (chunked)');
+    await waitFor('the chunked snapshot to finish', () => source.metrics.snapshot.SnapshotCompleted, 40_000);
     await writer.stop();
     loop.disable();
     await conn.end();
@@ -194,10 +194,10 @@ describe('chunked snapshot', () => {
     const chunks = logger.lines.filter((l) => l.msg === 'chunk emitted');
     const dropped = chunks.reduce((n, l) => n + Number(l.dropped), 0);
     assert.ok(chunks.length >= 30, `chunks: ${chunks.length}`);
-    const st = source.stats;
+    const st = source.metrics.snapshot;
     assert.equal(st.SnapshotRunning, false);
     assert.equal(st.RemainingTableCount, 0);
-    assert.ok(st.SnapshotTableProgress[`${db}.t`].rowsScanned >= 20_000);
+    assert.ok((st.RowsScanned[`${db}.t`] ?? 0) >= 20_000);
     assert.ok(st.SnapshotDurationInSeconds > 0);
     console.log(
       `chunked+writer: ${reads.length} r, ${chunks.length} chunks, ${dropped} rows reconciled away, writer ${writer.commits} commits, max ${writer.maxLatencyMs.toFixed(1)} ms (loop stall ${loopMaxMs.toFixed(1)} ms)`,
@@ -313,7 +313,7 @@ describe('ad-hoc snapshots and when_needed', () => {
     const handle = startCapture(cfg, silentLogger);
     const out = join(env.dir, 'events.ndjson');
     try {
-      await waitFor('streaming', () => handle.source.stats.phase === 'streaming');
+      await waitFor('streaming', () => handle.source.metrics.phase === 'streaming');
       await server.query(`UPDATE \`${db}\`.t1 SET v = 'before' WHERE id = 1`);
       let stdout = '';
       const io = {
@@ -331,7 +331,7 @@ describe('ad-hoc snapshots and when_needed', () => {
       await server.query(`UPDATE \`${db}\`.t1 SET v = 'during' WHERE id IN (2, 4999)`);
       await server.query(`DELETE FROM \`${db}\`.t1 WHERE id = 3`);
       await waitFor('the ad-hoc snapshot', () => rebuild(readSinkLines(out), 't1').reads.length >= 4995, 20_000);
-      await waitFor('it to complete', () => !handle.source.stats.SnapshotRunning);
+      await waitFor('it to complete', () => !handle.source.metrics.snapshot.SnapshotRunning);
       await server.query(`INSERT INTO \`${db}\`.t1 VALUES (9000, 'after')`);
       await waitFor('the insert after the snapshot', () =>
         readSinkLines(out).some((l) => (l.value as { after?: { id?: number } })?.after?.id === 9000),

@@ -128,7 +128,7 @@ export const demoCommand: Command = {
         (err: unknown) => err,
       );
 
-      await waitFor(() => capture.source.stats.phase === 'streaming' || stop.signal.aborted, 60_000);
+      await waitFor(() => capture.source.metrics.phase === 'streaming' || stop.signal.aborted, 60_000);
       for (const change of INVENTORY_LIVE_CHANGES) {
         if (stop.signal.aborted) break;
         await delay(1500, stop.signal);

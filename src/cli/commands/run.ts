@@ -5,7 +5,6 @@ import type { CdcConfig } from '../../config/types.js';
 import { CaptureTask } from '../../engine/capture-task.js';
 import { buildComponents, type ComponentOverrides, type Components } from '../../engine/components.js';
 import { retryPolicyFrom } from '../../engine/retry.js';
-import type { MetricsSource } from '../../metrics/collector.js';
 import { startMetrics } from '../../metrics/index.js';
 import type { ChangeSource } from '../../model/change-source.js';
 import type { SinkRecord } from '../../model/sink-record.js';
@@ -16,6 +15,7 @@ import { VitessSource } from '../../source/vitess/vitess-source.js';
 import { applyTransforms, buildChain, TransformConfigError } from '../../transforms/index.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, loadCliConfig } from '../config-loader.js';
 import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
+import { progressBarFor } from '../snapshot-progress-bar.js';
 import { stateFiles } from '../state-location.js';
 
 const usage = `usage: cdc run --config <file> [--until-idle <ms>] [--set key=value]...
@@ -32,7 +32,7 @@ Logs: JSON lines on stderr (readable lines on a terminal; log.format to choose).
 
 export interface CaptureHandle {
   task: CaptureTask;
-  source: ChangeSource & MetricsSource;
+  source: ChangeSource;
   done: Promise<void>;
   stop(): void;
 }
@@ -88,7 +88,7 @@ function createSource(
   components: Components,
   logger: Logger,
   notifications: NotificationService | null,
-): ChangeSource & MetricsSource {
+): ChangeSource {
   const sourceLogger = logger.child({ component: 'source' });
   if (config.vitess) return new VitessSource({ config, logger: sourceLogger });
   return new MySqlSource({
@@ -155,6 +155,7 @@ export const runCommand: Command = {
             stdout: config.sink.type === 'stdout' ? io.stderr : io.stdout,
           })
         : null;
+    const progressBar = progressBarFor(handle.source.metrics.snapshot, io.stderr);
     let interrupted = false;
     const onSignal = () => {
       interrupted = true;
@@ -174,6 +175,7 @@ export const runCommand: Command = {
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      progressBar?.stop();
       await metrics?.stop();
     }
   },

@@ -13,7 +13,9 @@ import { HeartbeatDispatcher } from '../../engine/heartbeat-dispatcher.js';
 import { decideStart } from '../../engine/start-decision.js';
 import { snapshotIdPrefix } from '../../events/event-id.js';
 import { BinlogPosition, type PositionLike } from '../../model/binlog-position.js';
+import { CaptureMetrics, type CaptureMetricsView } from '../../model/capture-metrics.js';
 import type { ChangeSource, SourceContext } from '../../model/change-source.js';
+import { SchemaHistoryMetrics } from '../../model/schema-history-metrics.js';
 import type { SourceOffset } from '../../model/source-offset.js';
 import type { DatabaseDef, TableDef } from '../../model/table-def.js';
 import {
@@ -50,7 +52,6 @@ import {
   tablesWithoutPrimaryKey,
 } from './snapshot/chunked-snapshot.js';
 import { runConsistentSnapshot } from './snapshot/consistent-snapshot.js';
-import { SnapshotProgress, type TableProgress } from './snapshot/progress.js';
 import { SnapshotRowIds } from './snapshot/row-ids.js';
 import { readServerCharsetVariables, snapshotSchemaStatements } from './snapshot/schema-events.js';
 import { BinlogStreamer, type BinlogStreamerOptions } from './streaming/binlog-streamer.js';
@@ -67,77 +68,12 @@ export interface MySqlSourceOptions {
   notifications?: NotificationService | null;
 }
 
-/** Live counters for metrics and the demo's view. */
-export interface MySqlSourceStats {
-  phase: 'starting' | 'snapshot' | 'streaming' | 'stopped';
-  snapshotRows: number;
-  snapshotTables: number;
-  eventsSeen: number;
-  eventsFiltered: number;
-  committedTransactions: number;
-  /** Source timestamp (ms) of the last event read; lag = now - this. */
-  lastEventTsMs: number;
-  binlogFile: string;
-  binlogPosition: number;
-  connected: boolean;
-  disconnects: number;
-  /** Snapshot tables completely scanned; wall-clock start/end of the snapshot (0 = not yet). */
-  snapshotTablesCompleted: number;
-  snapshotStartedAtMs: number;
-  snapshotCompletedAtMs: number;
-  /** GTID set of the last resume position (null when the server logs none). */
-  gtids: string | null;
-  /** Debezium's schema history metrics: RECOVERING while the schema is rebuilt, RUNNING while streaming. */
-  schemaHistoryStatus: 'STOPPED' | 'RECOVERING' | 'RUNNING';
-  /** Schema changes applied from history at start plus DDLs recorded while streaming. */
-  schemaHistoryChangesApplied: number;
-  // Debezium snapshot metric names (read-only views; the chunked snapshot keeps them current while streaming).
-  readonly TotalTableCount: number;
-  readonly RemainingTableCount: number;
-  readonly RowsScanned: number;
-  readonly SnapshotRunning: boolean;
-  readonly SnapshotCompleted: boolean;
-  readonly SnapshotAborted: boolean;
-  readonly SnapshotDurationInSeconds: number;
-  /** Per `db.table`: rows scanned and information_schema's estimate. */
-  readonly SnapshotTableProgress: Record<string, TableProgress>;
-  /** Seconds before the binlog file the capture resumes from may be purged (null: unlimited or not measured). */
-  readonly RetentionRunwaySeconds: number | null;
-}
-
 export class MySqlSource implements ChangeSource {
-  readonly stats: MySqlSourceStats = {
-    phase: 'starting',
-    snapshotRows: 0,
-    snapshotTables: 0,
-    eventsSeen: 0,
-    eventsFiltered: 0,
-    committedTransactions: 0,
-    lastEventTsMs: 0,
-    binlogFile: '',
-    binlogPosition: 0,
-    connected: false,
-    disconnects: 0,
-    snapshotTablesCompleted: 0,
-    snapshotStartedAtMs: 0,
-    snapshotCompletedAtMs: 0,
-    gtids: null,
-    schemaHistoryStatus: 'STOPPED',
-    schemaHistoryChangesApplied: 0,
-  } as MySqlSourceStats;
-  private readonly progress = SnapshotProgress.forStderr();
-  private readonly snap = {
-    running: false,
-    completed: false,
-    aborted: false,
-    startedAt: 0,
-    endedAt: 0,
-    total: 0,
-    done: 0,
-  };
+  private readonly historyMetrics = new SchemaHistoryMetrics();
+  /** Written here and by the snapshot runners; read by metrics/ and the CLI through {@link metrics}. */
+  private readonly m = new CaptureMetrics({ schemaHistory: this.historyMetrics });
   private chunked: ChunkedSnapshotRunner | null = null;
   private readonly filter: TableFilter;
-  private lastEventAt = Date.now();
   private streamer: BinlogStreamer | null = null;
   private statusConn: PromiseConnection | null = null;
   private readonly runway: CaptureRunway;
@@ -146,30 +82,8 @@ export class MySqlSource implements ChangeSource {
 
   constructor(private readonly options: MySqlSourceOptions) {
     this.filter = createTableFilter(options.config.filters);
-    const snap = this.snap;
-    const progress = this.progress;
-    const chunks = () => this.chunked?.counters;
-    Object.defineProperties(this.stats, {
-      TotalTableCount: { enumerable: true, get: () => snap.total + (chunks()?.tablesTotal ?? 0) },
-      RemainingTableCount: {
-        enumerable: true,
-        get: () => Math.max(0, snap.total - snap.done) + ((chunks()?.tablesTotal ?? 0) - (chunks()?.tablesDone ?? 0)),
-      },
-      RowsScanned: { enumerable: true, get: () => progress.rowsScanned },
-      SnapshotRunning: { enumerable: true, get: () => snap.running || (this.chunked?.running ?? false) },
-      SnapshotCompleted: {
-        enumerable: true,
-        get: () => snap.completed && !snap.aborted && !(this.chunked?.running ?? false),
-      },
-      SnapshotAborted: { enumerable: true, get: () => snap.aborted },
-      SnapshotDurationInSeconds: {
-        enumerable: true,
-        get: () => (snap.startedAt ? ((snap.endedAt || Date.now()) - snap.startedAt) / 1000 : 0),
-      },
-      SnapshotTableProgress: { enumerable: true, get: () => progress.snapshot() },
-      RetentionRunwaySeconds: { enumerable: true, get: () => this.runway.seconds },
-    });
     this.runway = new CaptureRunway({ connect: options.connect, logger: options.logger });
+    this.m.retentionRunwayFrom(() => this.runway.seconds);
     this.initialNotes = options.notifications
       ? new InitialSnapshotNotifications(options.notifications, { connectorName: options.config.topicPrefix })
       : null;
@@ -177,14 +91,18 @@ export class MySqlSource implements ChangeSource {
 
   private readonly initialNotes: InitialSnapshotNotifications | null;
 
+  get metrics(): CaptureMetricsView {
+    return this.m;
+  }
+
   msSinceLastEvent(): number {
-    return Date.now() - this.lastEventAt;
+    return this.m.streaming.MilliSecondsSinceLastEvent;
   }
 
   /** Caught up: streaming, and our last handled event ends where the server's binlog ends. */
   async isCaughtUp(): Promise<boolean> {
-    if (this.stats.phase === 'stopped') return true;
-    if (this.stats.phase !== 'streaming' || !this.streamer) return false;
+    if (this.m.phase === 'stopped') return true;
+    if (this.m.phase !== 'streaming' || !this.streamer) return false;
     if (this.chunked?.running || this.blockingQueue.length > 0 || this.blockingRunning) return false;
     this.statusConn ??= await this.options.connect();
     const r = await readBinlogStatus(this.statusConn);
@@ -206,9 +124,10 @@ export class MySqlSource implements ChangeSource {
       await conn.end().catch(() => {});
     }
     this.identity = identity;
+    this.m.streaming.gtidMode(identity.gtidMode);
     this.generation = ctx.offset?.server_generation ?? 0;
     const storedFile = ctx.offset?.file ?? null;
-    this.runwayFile = () => (this.stats.phase === 'stopped' ? null : storedFile);
+    this.runwayFile = () => (this.m.phase === 'stopped' ? null : storedFile);
     this.runway.start(() => this.runwayFile());
     void this.runway.measure();
     await this.options.notifications?.sinkChannel()?.attach((record) => ctx.emit({ record, offset: null }));
@@ -280,8 +199,7 @@ export class MySqlSource implements ChangeSource {
     }
 
     if (start.kind === 'snapshot') {
-      this.stats.phase = 'snapshot';
-      this.stats.snapshotStartedAtMs = Date.now();
+      this.m.enter('snapshot');
       const { includeData, chunked } = start;
       tracker = new SchemaTracker(trackerOptions);
       if (start.chunkedIgnored)
@@ -303,15 +221,14 @@ export class MySqlSource implements ChangeSource {
         chunked,
         interrupted,
       ).catch((err: unknown) => {
-        this.snap.aborted = true;
-        this.snap.running = false;
+        this.m.snapshot.aborted();
         this.runway.stop();
         this.initialNotes?.aborted();
         throw err;
       });
       offset = result;
       if (start.stopAfter) {
-        this.stats.phase = 'stopped';
+        this.m.enter('stopped');
         this.runway.stop();
         logger.info('initial_only snapshot finished; not streaming');
         return;
@@ -327,9 +244,9 @@ export class MySqlSource implements ChangeSource {
         if (offset === null) offset = await this.currentPosition();
       } else {
         const upTo = entries.filter((e) => BinlogPosition.compare(e.position, offset!) <= 0);
-        this.stats.schemaHistoryStatus = 'RECOVERING';
+        this.historyMetrics.recoveryStarted();
         tracker = SchemaTracker.fromHistory(upTo, trackerOptions);
-        this.stats.schemaHistoryChangesApplied = upTo.length;
+        this.historyMetrics.recoveredFrom(upTo.length);
         logger.info('schema recovered from history', { entries: upTo.length, tables: tracker.tables().length });
       }
     }
@@ -361,11 +278,11 @@ export class MySqlSource implements ChangeSource {
     server: ServerInfo,
   ): Promise<void> {
     const { config, logger } = this.options;
-    this.stats.phase = 'streaming';
+    this.m.enter('streaming');
     // Chunked snapshots (initial with snapshot.chunked, resumed, or requested by signal) run beside the stream;
     // every offset emitted from here on carries their progress.
     const chunked = this.startChunkedRunner(ctx, start, tracker, records, () => streamer.resumeOffset ?? start);
-    this.runwayFile = () => (this.stats.phase === 'stopped' ? null : (streamer.resumeOffset ?? start).file);
+    this.runwayFile = () => (this.m.phase === 'stopped' ? null : (streamer.resumeOffset ?? start).file);
     const rawCtx = ctx;
     ctx = {
       ...ctx,
@@ -432,8 +349,7 @@ export class MySqlSource implements ChangeSource {
       checkTableMap: (def, map) => checkTableMap(def, tableMapInfo(map)).map((m) => m.message),
       inconsistentSchemaHandlingMode: config.engine.inconsistentSchemaHandlingMode,
       onEvent: (event) => {
-        this.lastEventAt = Date.now();
-        if (event.header.timestamp > 0) this.stats.lastEventTsMs = event.header.timestamp * 1000;
+        this.m.streaming.eventRead(event.header.timestamp * 1000);
       },
     };
     const streamer = new BinlogStreamer(streamerOptions, start, seq);
@@ -489,8 +405,8 @@ export class MySqlSource implements ChangeSource {
     this.kickBlocking = () => chunked.exclusive(blocking);
     for (const channel of this.signalChannels) channel.start((s) => this.handleSignal(s));
     logger.info('streaming from the binlog', { file: start.file, pos: start.pos, gtids: start.gtids });
-    this.stats.schemaHistoryStatus = 'RUNNING';
-    const appliedAtStart = this.stats.schemaHistoryChangesApplied;
+    this.historyMetrics.running();
+    const appliedAtStart = this.historyMetrics.ChangesApplied;
     try {
       for await (const ev of stream) {
         if (ctx.signal.aborted) break;
@@ -505,20 +421,20 @@ export class MySqlSource implements ChangeSource {
           if (this.blockingQueue.length > 0) await blocking();
         });
         if (chunked.failure) throw chunked.failure;
-        const st = this.stats;
-        st.eventsSeen = streamer.eventsSeen;
-        st.eventsFiltered = streamer.eventsFiltered;
-        st.committedTransactions = streamer.committedTransactions;
-        st.binlogFile = streamer.lastEventEnd.file;
-        st.binlogPosition = streamer.lastEventEnd.pos;
-        st.gtids = streamer.resumeOffset?.gtids ?? st.gtids;
-        st.connected = stream.state.connected;
-        st.disconnects = stream.state.disconnects;
-        st.schemaHistoryChangesApplied = appliedAtStart + (streamer.historySequence - seq);
+        const st = this.m.streaming;
+        st.counted({
+          seen: streamer.eventsSeen,
+          filtered: streamer.eventsFiltered,
+          committed: streamer.committedTransactions,
+          skipped: streamer.eventsSkipped,
+        });
+        st.position(streamer.lastEventEnd.file, streamer.lastEventEnd.pos, streamer.resumeOffset?.gtids ?? undefined);
+        st.connection(stream.state.connected, stream.state.disconnects);
+        this.historyMetrics.changesApplied(appliedAtStart + (streamer.historySequence - seq));
       }
     } finally {
       heartbeats.stop();
-      if (chunked.running) this.snap.aborted = true;
+      if (chunked.running) this.m.snapshot.aborted();
       chunked.stop();
       for (const channel of this.signalChannels) await channel.stop().catch(() => {});
       this.signalChannels = [];
@@ -529,8 +445,8 @@ export class MySqlSource implements ChangeSource {
       this.statusConn = null;
       await this.heartbeatConn?.end().catch(() => {});
       this.heartbeatConn = null;
-      this.stats.phase = 'stopped';
-      this.stats.schemaHistoryStatus = 'STOPPED';
+      this.m.enter('stopped');
+      this.historyMetrics.stopped();
       this.runway.stop();
     }
   }
@@ -596,7 +512,7 @@ export class MySqlSource implements ChangeSource {
         position: `${pausedAt.file}:${pausedAt.pos}`,
       });
       this.blockingRunning = true;
-      this.snap.running = true;
+      this.m.snapshot.blockingStarted();
       try {
         const r = await runBlockingSnapshot({
           connect: this.options.connect,
@@ -616,8 +532,8 @@ export class MySqlSource implements ChangeSource {
         logger.warn('blocking snapshot failed; streaming resumes', { id: req.id, error: errorMessage(err) });
       } finally {
         this.blockingRunning = false;
-        this.snap.running = false;
-        this.lastEventAt = Date.now();
+        this.m.snapshot.blockingEnded();
+        this.m.streaming.activity();
       }
     }
   }
@@ -649,25 +565,19 @@ export class MySqlSource implements ChangeSource {
         signalTable: config.signals.channels.has('source') ? config.filters.signalDataCollection : null,
         onSignal: (s) => void this.handleSignal(s),
         tableFilter: this.filter,
-        progress: this.progress,
+        metrics: this.m.snapshot,
         notifications: this.options.notifications
           ? new IncrementalSnapshotNotifications(this.options.notifications, { connectorName: config.topicPrefix })
           : null,
         onActivity: () => {
-          this.lastEventAt = Date.now();
-          this.stats.snapshotRows = this.progress.rowsScanned;
-          if (!runner.running && !this.snap.endedAt) this.snap.endedAt = Date.now();
-          if (!runner.running) this.stats.snapshotCompletedAtMs = Date.now();
+          this.m.streaming.activity();
+          this.m.snapshot.chunkedActivity();
         },
         signal: ctx.signal,
       },
       pendingChunkTables(start),
     );
-    if (runner.running) {
-      this.snap.completed = true;
-      this.snap.endedAt = 0;
-      this.snap.startedAt ||= Date.now();
-    }
+    if (runner.running) this.m.snapshot.chunkedResumed();
     this.chunked = runner;
     return runner;
   }
@@ -861,7 +771,7 @@ export class MySqlSource implements ChangeSource {
   /** Rows of the snapshot still to read, by information_schema's estimates. */
   private estimatedRowsLeft(): number {
     let n = 0;
-    for (const t of this.progress.tables.values()) if (!t.done) n += Math.max(0, t.estimatedRows - t.rowsScanned);
+    for (const t of this.m.snapshot.tables.values()) if (!t.done) n += Math.max(0, t.estimatedRows - t.rowsScanned);
     return n;
   }
 
@@ -871,7 +781,7 @@ export class MySqlSource implements ChangeSource {
     try {
       for (const id of ids) {
         const dot = id.indexOf('.');
-        this.progress.table(id, await estimateRows(conn, id.slice(0, dot), id.slice(dot + 1)));
+        this.m.snapshot.tableEstimated(id, await estimateRows(conn, id.slice(0, dot), id.slice(dot + 1)));
       }
     } finally {
       await conn.end().catch(() => {});
@@ -1007,8 +917,7 @@ export class MySqlSource implements ChangeSource {
       query: null,
     });
     const snapshotRowIds = new SnapshotRowIds();
-    this.snap.running = true;
-    this.snap.startedAt = Date.now();
+    this.m.snapshot.started();
     this.initialNotes?.started();
     let capturedTables: string[] = [];
     let dataTables: string[] = [];
@@ -1073,33 +982,32 @@ export class MySqlSource implements ChangeSource {
               flush: true,
             });
           }
-          this.stats.snapshotTables = tables.length;
           const withData = includeData ? tables.filter(snapPlan.includeTableData) : [];
-          this.snap.total = withData.length;
           capturedTables = tables.map((t) => `${t.database}.${t.name}`);
           dataTables = withData.map((t) => `${t.database}.${t.name}`);
+          this.m.snapshot.planned(capturedTables, withData.length);
           for (const t of tables) {
             if (chunked && t.primaryKey.length > 0 && snapPlan.included(t))
               chunkPlan[`${t.database}.${t.name}`] = { after: null, rows: 0, chunks: 0, kind: 'initial' };
           }
           await this.estimate(withData.map((t) => `${t.database}.${t.name}`));
-          this.runwayFile = () => (this.stats.phase === 'stopped' ? null : pos.file);
+          this.runwayFile = () => (this.m.phase === 'stopped' ? null : pos.file);
           if (includeData) await this.runway.beforeSnapshot(pos.file, this.estimatedRowsLeft());
           logger.info('snapshot position established', { file: pos.file, pos: pos.pos, tables: tables.length });
         },
         onRow: async (table, row, marker, tsMs) => {
           await flushHeldSchemaEvent('true');
-          this.stats.snapshotRows++;
           // Rows arrive table by table: the progress id is built once per table, not per row.
           if (table !== progressTable) {
             progressTable = table;
             progressId = `${table.database}.${table.name}`;
           }
-          this.progress.rows(progressId, 1);
-          if (this.stats.snapshotRows % 10_000 === 0)
+          const snap = this.m.snapshot;
+          snap.rowsScanned(progressId, 1);
+          if (snap.totalRowsScanned % 10_000 === 0)
             this.runway.duringSnapshot(
-              this.stats.snapshotRows,
-              Date.now() - this.snap.startedAt,
+              snap.totalRowsScanned,
+              snap.SnapshotDurationInSeconds * 1000,
               this.estimatedRowsLeft(),
             );
           const info = source(marker, tsMs);
@@ -1111,14 +1019,11 @@ export class MySqlSource implements ChangeSource {
         onTableScanned: (table, rows) =>
           this.initialNotes?.tableCompleted(`${table.database}.${table.name}`, rows, capturedTables, 'SUCCEEDED'),
         onTableDone: async (table) => {
-          this.stats.snapshotTablesCompleted++;
-          this.snap.done++;
-          this.progress.tableDone(`${table.database}.${table.name}`);
+          this.m.snapshot.tableScanned(`${table.database}.${table.name}`);
         },
       },
     });
     await flushHeldSchemaEvent('last');
-    this.stats.snapshotCompletedAtMs = Date.now();
     const done: SourceOffset = {
       file: result.position.file,
       pos: result.position.pos,
@@ -1126,14 +1031,10 @@ export class MySqlSource implements ChangeSource {
       snapshot_completed: true,
       ...(Object.keys(chunkPlan).length > 0 ? { snapshot_chunks: chunkPlan } : {}),
     };
-    this.snap.completed = true;
-    this.snap.running = false;
-    if (Object.keys(chunkPlan).length === 0) {
-      this.snap.endedAt = Date.now();
-      this.progress.finish();
-    } else {
+    const chunksFollow = Object.keys(chunkPlan).length > 0;
+    this.m.snapshot.completed(chunksFollow);
+    if (chunksFollow)
       logger.info('chunked snapshot planned; chunks are read while streaming', { tables: Object.keys(chunkPlan) });
-    }
     this.initialNotes?.completed();
     // Notification records (sink channel) are queued before the checkpoint that ends the snapshot.
     await this.options.notifications?.flush();

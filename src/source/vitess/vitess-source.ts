@@ -19,7 +19,7 @@ import { mayRetry, retryDelayMs, retryPolicyFrom } from '../../engine/retry.js';
 import { jsonStringBody } from '../../events/event-id.js';
 import { HeartbeatBuilder } from '../../events/heartbeat.js';
 import { DEFAULT_SOURCE_VERSION } from '../../events/options.js';
-import type { MetricsSourceStats } from '../../metrics/collector.js';
+import { CaptureMetrics, type CaptureMetricsView } from '../../model/capture-metrics.js';
 import type { ChangeSource, SourceContext } from '../../model/change-source.js';
 import type { SinkRecord } from '../../model/sink-record.js';
 import type { SourceOffset } from '../../model/source-offset.js';
@@ -101,20 +101,8 @@ export interface VitessSourceOptions {
 type StreamEnd = 'aborted' | 'ended' | 'resharded';
 
 export class VitessSource implements ChangeSource {
-  readonly stats: MetricsSourceStats = {
-    phase: 'starting',
-    snapshotRows: 0,
-    snapshotTables: 0,
-    eventsSeen: 0,
-    eventsFiltered: 0,
-    committedTransactions: 0,
-    lastEventTsMs: 0,
-    binlogFile: VITESS_OFFSET_FILE,
-    binlogPosition: 0,
-    connected: false,
-    disconnects: 0,
-    gtids: null,
-  };
+  /** Written here; read by metrics/ through {@link metrics} (no schema history: FIELD events describe tables). */
+  private readonly m = new CaptureMetrics();
   private readonly v: VitessConfig;
   private readonly eventOptions: VitessEventOptions;
   private readonly filter: TableFilter;
@@ -124,7 +112,6 @@ export class VitessSource implements ChangeSource {
   private seq = 0;
   private copying = false;
   private pending: VEvent[] = [];
-  private lastChangeAt = Date.now();
   private lastHeartbeatAt = 0;
   private client: VtgateClient | null = null;
 
@@ -148,6 +135,7 @@ export class VitessSource implements ChangeSource {
       includeUnknownDatatypes: this.v.includeUnknownDatatypes,
     };
     this.filter = createTableFilter(config.filters);
+    this.m.streaming.position(VITESS_OFFSET_FILE, 0, null);
     this.heartbeat =
       config.engine.heartbeatIntervalMs > 0
         ? new HeartbeatBuilder({
@@ -158,14 +146,18 @@ export class VitessSource implements ChangeSource {
         : null;
   }
 
+  get metrics(): CaptureMetricsView {
+    return this.m;
+  }
+
   msSinceLastEvent(): number {
-    return Date.now() - this.lastChangeAt;
+    return this.m.streaming.MilliSecondsSinceLastEvent;
   }
 
   /** Caught up: streaming (the copy phase is over), connected, and nothing read but not yet emitted. */
   async isCaughtUp(): Promise<boolean> {
-    if (this.stats.phase === 'stopped') return true;
-    return this.stats.phase === 'streaming' && this.stats.connected && this.pending.length === 0;
+    if (this.m.phase === 'stopped') return true;
+    return this.m.phase === 'streaming' && this.m.streaming.Connected && this.pending.length === 0;
   }
 
   /** The VGTID of the last event handled (for tests and logs). */
@@ -186,7 +178,8 @@ export class VitessSource implements ChangeSource {
       this.seq = stored.pos;
     } else this.vgtid = initialVgtid(config);
     this.copying = inCopyPhase(this.vgtid);
-    this.stats.phase = this.copying ? 'snapshot' : 'streaming';
+    this.m.enter(this.copying ? 'snapshot' : 'streaming');
+    if (this.copying) this.m.snapshot.started();
     logger.info('starting VStream', {
       keyspace: this.v.keyspace,
       tabletType: this.v.tabletType,
@@ -220,7 +213,7 @@ export class VitessSource implements ChangeSource {
             );
           const delay = retryDelayMs(policy, failures);
           failures++;
-          this.stats.disconnects++;
+          this.m.streaming.disconnected();
           logger.warn('VStream interrupted, reconnecting', {
             error: errorMessage(err),
             attempt: failures,
@@ -237,8 +230,9 @@ export class VitessSource implements ChangeSource {
         }
       }
     } finally {
-      this.stats.phase = 'stopped';
-      this.stats.connected = false;
+      if (this.copying) this.m.snapshot.aborted();
+      this.m.enter('stopped');
+      this.m.streaming.connection(false);
       if (!this.options.client) this.client.close();
     }
   }
@@ -262,10 +256,10 @@ export class VitessSource implements ChangeSource {
     this.tables.clear();
     try {
       call.on('metadata', () => {
-        this.stats.connected = true;
+        this.m.streaming.connection(true);
       });
       for await (const response of call as AsyncIterable<{ events: VEvent[] }>) {
-        this.stats.connected = true;
+        this.m.streaming.connection(true);
         for (const event of response.events) {
           const end = await this.handle(event, ctx);
           if (end) {
@@ -281,13 +275,13 @@ export class VitessSource implements ChangeSource {
       }
       throw err;
     } finally {
-      this.stats.connected = false;
+      this.m.streaming.connection(false);
       ctx.signal.removeEventListener('abort', onAbort);
     }
   }
 
   private async handle(e: VEvent, ctx: SourceContext): Promise<StreamEnd | null> {
-    this.stats.eventsSeen++;
+    this.m.streaming.eventSeen();
     switch (e.type) {
       case 'FIELD':
         this.defineTable(e);
@@ -306,15 +300,18 @@ export class VitessSource implements ChangeSource {
         return null;
       case 'COMMIT':
         this.inTransaction = false;
-        this.stats.committedTransactions++;
+        this.m.streaming.transactionCommitted();
         await this.flush(ctx, e);
         return null;
       case 'COPY_COMPLETED':
         await this.flush(ctx, e);
         if (e.shard === '' || !inCopyPhase(this.vgtid)) {
-          if (this.copying) this.options.logger.info('VStream copy phase completed', { keyspace: this.v.keyspace });
+          if (this.copying) {
+            this.options.logger.info('VStream copy phase completed', { keyspace: this.v.keyspace });
+            this.m.snapshot.completed();
+          }
           this.copying = false;
-          this.stats.phase = 'streaming';
+          this.m.enter('streaming');
         }
         return null;
       case 'HEARTBEAT':
@@ -379,7 +376,7 @@ export class VitessSource implements ChangeSource {
     let ddls = 0;
     for (const e of events) {
       if (e.type === 'DDL') {
-        this.lastChangeAt = Date.now();
+        this.m.streaming.activity();
         // The next FIELD event redefines tables the DDL changed.
         this.tables.clear();
         if (this.options.config.events.includeSchemaChanges)
@@ -403,12 +400,12 @@ export class VitessSource implements ChangeSource {
           `VStream sent rows of ${keyspace}.${table} (shard ${r.shard}) before its FIELD event; restart the connector`,
         );
       if (builder === null) {
-        this.stats.eventsFiltered++;
+        this.m.streaming.eventFiltered();
         continue;
       }
-      this.lastChangeAt = Date.now();
       const source = this.sourceInfo(e, r.shard || e.shard, vgtidText);
-      this.stats.lastEventTsMs = source.tsMs;
+      this.m.streaming.eventRead(source.tsMs);
+      const scanned = this.copying ? `${keyspace}.${table}` : '';
       const origin = this.transactionOrigin(keyspace, r.shard || e.shard);
       if (this.copying) {
         source.id = `${origin}/copy/${jsonStringBody(table)}/`;
@@ -420,7 +417,7 @@ export class VitessSource implements ChangeSource {
         if (!this.copying) source.id = idPrefix + rowIndex++;
         const before = change.before ? splitRow(change.before) : null;
         const after = change.after ? splitRow(change.after) : null;
-        if (this.copying) this.stats.snapshotRows++;
+        if (this.copying) this.m.snapshot.rowsScanned(scanned, 1);
         const records: SinkRecord[] = builder.change(before, after, source, readOp);
         for (const record of records) await ctx.emit({ record, offset: null });
       }
@@ -440,9 +437,8 @@ export class VitessSource implements ChangeSource {
 
   private offset(): SourceOffset {
     this.seq++;
-    this.stats.binlogPosition = this.seq;
     const text = vgtidJson(this.vgtid);
-    this.stats.gtids = text;
+    this.m.streaming.position(VITESS_OFFSET_FILE, this.seq, text);
     return { file: VITESS_OFFSET_FILE, pos: this.seq, vgtid: text };
   }
 }

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { OffsetStoreError } from '../../../src/common/errors.js';
 import { silentLogger } from '../../../src/common/logger.js';
 import { CaptureTask } from '../../../src/engine/capture-task.js';
+import { CaptureMetrics } from '../../../src/model/capture-metrics.js';
 import type { ChangeSource } from '../../../src/model/change-source.js';
 import type { SinkRecord } from '../../../src/model/sink-record.js';
 import type { SourceOffset } from '../../../src/model/source-offset.js';
@@ -17,6 +18,7 @@ export function record(i: number): SinkRecord {
 /** Emits `n` records, each with its own checkpoint, then ends. */
 export function source(n: number): ChangeSource {
   return {
+    metrics: new CaptureMetrics(),
     async run(ctx) {
       for (let i = 1; i <= n; i++) await ctx.emit({ record: record(i), offset: { file: 'b.000001', pos: i * 100 } });
     },

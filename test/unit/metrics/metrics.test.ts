@@ -10,7 +10,6 @@ import {
   METRICS_NAMESPACE,
   MetricsCollector,
   type MetricsSource,
-  type MetricsSourceStats,
   prometheusName,
   SnapshotMetric,
   StreamingMetric,
@@ -18,47 +17,52 @@ import {
   toEmf,
   toPrometheus,
 } from '../../../src/metrics/index.js';
+import { CaptureMetrics } from '../../../src/model/capture-metrics.js';
+import { SchemaHistoryMetrics } from '../../../src/model/schema-history-metrics.js';
 
-function fakeSource(over: Partial<MetricsSourceStats> = {}): MetricsSource & {
-  stats: MetricsSourceStats;
-  silentMs: number;
-  caughtUp: boolean | Error;
-  checks: number;
-} {
+/**
+ * A source whose metric objects the test writes, on the test's clock (`clock.now`); `silentFor` sets how long ago the
+ * capture last made progress.
+ */
+function fakeSource(opts: { history?: boolean } = {}) {
+  const clock = { now: 0 };
+  const history = opts.history ? new SchemaHistoryMetrics(() => clock.now) : null;
+  const metrics = new CaptureMetrics({ now: () => clock.now, schemaHistory: history });
   const s = {
-    stats: {
-      phase: 'starting',
-      snapshotRows: 0,
-      snapshotTables: 0,
-      eventsSeen: 0,
-      eventsFiltered: 0,
-      committedTransactions: 0,
-      lastEventTsMs: 0,
-      binlogFile: '',
-      binlogPosition: 0,
-      connected: false,
-      disconnects: 0,
-      ...over,
-    } as MetricsSourceStats,
-    silentMs: 0,
+    metrics,
+    clock,
     caughtUp: true as boolean | Error,
     checks: 0,
-    msSinceLastEvent: () => s.silentMs,
+    /** Last progress `ms` before `clock.now` (with `eventTsMs`: a binlog event with that source timestamp). */
+    silentFor(ms: number, eventTsMs = 0) {
+      const at = clock.now;
+      clock.now = at - ms;
+      if (eventTsMs > 0) metrics.streaming.eventRead(eventTsMs);
+      else metrics.streaming.activity();
+      clock.now = at;
+    },
     isCaughtUp: async () => {
       s.checks++;
       if (s.caughtUp instanceof Error) throw s.caughtUp;
       return s.caughtUp;
     },
   };
-  return s;
+  return s satisfies MetricsSource;
 }
 const task = { queue: { remainingCapacity: 2040, sizeInBytes: 1234, length: 8 } };
 
 describe('collector', () => {
   test('snapshot progress, duration and completion from the source stats', () => {
     let now = 1_000_000;
-    const src = fakeSource({ phase: 'snapshot', snapshotTables: 3, snapshotRows: 10, snapshotStartedAtMs: now - 4000 });
-    src.stats.snapshotTablesCompleted = 1;
+    const src = fakeSource();
+    const snap = src.metrics.snapshot;
+    src.metrics.enter('snapshot');
+    src.clock.now = now - 4000;
+    snap.started();
+    snap.planned(['d.a', 'd.b', 'd.c'], 3);
+    snap.rowsScanned('d.a', 10);
+    snap.tableScanned('d.a');
+    src.clock.now = now;
     const c = new MetricsCollector(src, task, () => now);
     let v = c.sample().values;
     assert.equal(v.TotalTableCount, 3);
@@ -68,8 +72,12 @@ describe('collector', () => {
     assert.equal(v.SnapshotCompleted, 0);
     assert.equal(v.SnapshotDurationInSeconds, 4);
     now += 6000;
-    src.stats.phase = 'streaming';
-    src.stats.snapshotCompletedAtMs = now - 1000;
+    src.clock.now = now - 1000;
+    snap.tableScanned('d.b');
+    snap.tableScanned('d.c');
+    snap.completed();
+    src.metrics.enter('streaming');
+    src.clock.now = now;
     v = c.sample().values;
     assert.equal(v.SnapshotRunning, 0);
     assert.equal(v.SnapshotCompleted, 1);
@@ -77,16 +85,20 @@ describe('collector', () => {
     assert.equal(v.SnapshotDurationInSeconds, 9);
   });
 
-  test('snapshot times observed from phase changes when the source does not report them', () => {
+  test('snapshot duration runs from the start to the completion the source reports, not between samples', () => {
     let now = 0;
     const src = fakeSource();
     const c = new MetricsCollector(src, task, () => now);
     c.sample();
-    now = 100;
-    src.stats.phase = 'snapshot';
+    src.clock.now = 100;
+    src.metrics.enter('snapshot');
+    src.metrics.snapshot.started();
+    now = 1000;
     c.sample();
-    now = 2600;
-    src.stats.phase = 'streaming';
+    src.clock.now = 2600;
+    src.metrics.snapshot.completed();
+    src.metrics.enter('streaming');
+    now = src.clock.now = 4000;
     const v = c.sample().values;
     assert.equal(v.SnapshotDurationInSeconds, 2.5);
     assert.equal(v.SnapshotCompleted, 1);
@@ -94,15 +106,12 @@ describe('collector', () => {
 
   test('lag is processing time minus event time and does not grow while idle; queue and position', () => {
     const now = 50_000;
-    const src = fakeSource({
-      phase: 'streaming',
-      lastEventTsMs: 40_000,
-      binlogFile: 'mysql-bin.000003',
-      binlogPosition: 777,
-      gtids: '0-1-42',
-      connected: true,
-    });
-    src.silentMs = 8000; // processed at 42 000, event written at 40 000
+    const src = fakeSource();
+    src.metrics.enter('streaming');
+    src.metrics.streaming.position('mysql-bin.000003', 777, '0-1-42');
+    src.metrics.streaming.connection(true);
+    src.clock.now = now;
+    src.silentFor(8000, 40_000); // processed at 42 000, event written at 40 000
     const s = new MetricsCollector(src, task, () => now).sample();
     assert.equal(s.values.MilliSecondsBehindSource, 2000);
     assert.equal(s.values.MilliSecondsSinceLastEvent, 8000);
@@ -119,8 +128,25 @@ describe('collector', () => {
   });
 });
 
+describe('collector: schema history', () => {
+  test('ChangesApplied and the status are published when the source keeps a history', () => {
+    const src = fakeSource({ history: true });
+    const history = src.metrics.schemaHistory!;
+    history.recoveryStarted();
+    history.recoveredFrom(3);
+    history.running();
+    history.changesApplied(5);
+    const s = new MetricsCollector(src, task, () => 0).sample();
+    assert.equal(s.values.SchemaHistoryChangesApplied, 5);
+    assert.equal(s.properties.SchemaHistoryStatus, 'RUNNING');
+  });
+});
+
 describe('EMF and Prometheus', () => {
-  const src = fakeSource({ phase: 'streaming', eventsSeen: 5, binlogFile: 'b.000001', binlogPosition: 4 });
+  const src = fakeSource();
+  src.metrics.enter('streaming');
+  src.metrics.streaming.counted({ seen: 5, filtered: 0, committed: 0 });
+  src.metrics.streaming.position('b.000001', 4);
   const sample = new MetricsCollector(src, task, () => 1234).sample();
 
   test('EMF document: one directive, Connector dimension, every core metric with its unit and a top-level value', () => {
@@ -164,27 +190,28 @@ describe('health', () => {
     assert.equal((await h.check()).healthy, true);
     now = 1500;
     assert.match((await h.check()).reason, /still starting/);
-    src.stats.phase = 'snapshot';
-    src.stats.snapshotRows = 1;
+    src.metrics.enter('snapshot');
+    src.metrics.snapshot.rowsScanned('d.t', 1);
     assert.equal((await h.check()).healthy, true);
     now = 6000;
     assert.equal((await h.check()).healthy, true, 'progress 4.5 s ago');
     now = 7000;
     assert.match((await h.check()).reason, /no progress/);
-    src.stats.snapshotRows = 2;
+    src.metrics.snapshot.rowsScanned('d.t', 1);
     assert.equal((await h.check()).healthy, true);
-    src.stats.phase = 'stopped';
+    src.metrics.enter('stopped');
     assert.deepEqual(await h.check(), { healthy: false, phase: 'stopped', reason: 'capture stopped' });
   });
 
   test('streaming: silence is fine while caught up, unhealthy when the server moved or cannot be asked', async () => {
     let now = 0;
-    const src = fakeSource({ phase: 'streaming' });
+    const src = fakeSource();
+    src.metrics.enter('streaming');
     const h = new HealthMonitor(src, { stuckAfterMs: 1000, recheckIntervalMs: 500 }, () => now);
-    src.silentMs = 900;
+    src.silentFor(900);
     assert.equal((await h.check()).healthy, true);
     assert.equal(src.checks, 0, 'no server query while events flow');
-    src.silentMs = 5000;
+    src.silentFor(5000);
     assert.equal((await h.check()).reason, 'idle: caught up with the server');
     src.caughtUp = false;
     assert.equal((await h.check()).healthy, true, 'cached result reused within recheckIntervalMs');
@@ -201,7 +228,9 @@ describe('health', () => {
 
 describe('startMetrics', () => {
   test('HTTP endpoint serves /metrics, /health (200/503) and 404; EMF line on flush and stop', async () => {
-    const src = fakeSource({ phase: 'streaming', eventsSeen: 3 });
+    const src = fakeSource();
+    src.metrics.enter('streaming');
+    src.metrics.streaming.counted({ seen: 3, filtered: 0, committed: 0 });
     const lines: string[] = [];
     const stdout = { write: (l: string) => lines.push(l) } as unknown as NodeJS.WritableStream;
     const m = startMetrics({
@@ -224,7 +253,7 @@ describe('startMetrics', () => {
     const ok = await fetch(`${base}/health`);
     assert.equal(ok.status, 200);
     assert.equal(((await ok.json()) as { phase: string }).phase, 'streaming');
-    src.stats.phase = 'stopped';
+    src.metrics.enter('stopped');
     assert.equal((await fetch(`${base}/health`)).status, 503);
     assert.equal((await fetch(`${base}/nope`)).status, 404);
     m.flush();

@@ -12,6 +12,7 @@ import { SinkError } from '../../../src/common/errors.js';
 import { createLogger, silentLogger } from '../../../src/common/logger.js';
 import { CaptureTask } from '../../../src/engine/capture-task.js';
 import { maxAttempts } from '../../../src/engine/retry.js';
+import { CaptureMetrics } from '../../../src/model/capture-metrics.js';
 import type { SinkRecord } from '../../../src/model/sink-record.js';
 import { backoffDelay, isRetriableRequestError } from '../../../src/sinks/kinesis/backoff.js';
 import { KinesisSink } from '../../../src/sinks/kinesis/kinesis-sink.js';
@@ -281,7 +282,10 @@ describe('KinesisSink with a fake client', () => {
       retry: { maxAttempts: maxAttempts(policy), baseDelayMs: 1, maxDelayMs: 2 },
     });
     const task = new CaptureTask({
-      source: { run: async (ctx) => ctx.emit({ record: rec(1, 1), offset: { file: 'b.1', pos: 4 } }) },
+      source: {
+        metrics: new CaptureMetrics(),
+        run: async (ctx) => ctx.emit({ record: rec(1, 1), offset: { file: 'b.1', pos: 4 } }),
+      },
       sink,
       offsetStore: { load: async () => null, commit: async () => {}, probe: async () => {}, close: async () => {} },
       logger: silentLogger,

@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Logger } from '../../../src/common/logger.js';
-import {
-  HealthMonitor,
-  MetricsCollector,
-  type MetricsSourceStats,
-  RetentionMetric,
-  toEmf,
-  toPrometheus,
-} from '../../../src/metrics/index.js';
+import { HealthMonitor, MetricsCollector, RetentionMetric, toEmf, toPrometheus } from '../../../src/metrics/index.js';
+import { CaptureMetrics } from '../../../src/model/capture-metrics.js';
 import { CaptureRunway } from '../../../src/source/mysql/retention/capture-runway.js';
 import {
   rdsRetention,
@@ -148,22 +142,18 @@ describe('snapshot warning', () => {
 });
 
 describe('RetentionRunwaySeconds metric', () => {
-  const base = {
-    phase: 'streaming',
-    snapshotRows: 0,
-    snapshotTables: 0,
-    eventsSeen: 0,
-    eventsFiltered: 0,
-    committedTransactions: 0,
-    lastEventTsMs: 0,
-    binlogFile: 'bin.000009',
-    binlogPosition: 4,
-    connected: true,
-    disconnects: 0,
-  } as MetricsSourceStats;
+  /** A streaming source whose runway gauge reads `seconds`. */
+  const source = (seconds: number | null) => {
+    const metrics = new CaptureMetrics();
+    metrics.enter('streaming');
+    metrics.streaming.position('bin.000009', 4);
+    metrics.streaming.connection(true);
+    metrics.retentionRunwayFrom(() => seconds);
+    return { metrics };
+  };
   const task = { queue: { remainingCapacity: 1, sizeInBytes: 0, length: 0 } };
   test('EMF, Prometheus and /health carry it once measured; absent while unlimited', async () => {
-    const measured = { stats: { ...base, RetentionRunwaySeconds: 5400 }, msSinceLastEvent: () => 0 };
+    const measured = source(5400);
     const sample = new MetricsCollector(measured, task, () => NOW).sample();
     assert.equal(sample.values[RetentionMetric.RetentionRunwaySeconds], 5400);
     const emf = toEmf(sample, 'c1');
@@ -175,7 +165,7 @@ describe('RetentionRunwaySeconds metric', () => {
     const health = await new HealthMonitor(measured, {}, () => NOW).check();
     assert.equal(health.retentionRunwaySeconds, 5400);
 
-    const unlimited = { stats: { ...base, RetentionRunwaySeconds: null }, msSinceLastEvent: () => 0 };
+    const unlimited = source(null);
     const none = new MetricsCollector(unlimited, task, () => NOW).sample();
     assert.equal(RetentionMetric.RetentionRunwaySeconds in none.values, false);
   });

@@ -22,6 +22,7 @@ import type { Logger } from '../../../common/logger.js';
 import { snapshotIdPrefix } from '../../../events/event-id.js';
 import { BinlogPosition } from '../../../model/binlog-position.js';
 import type { QueueItem } from '../../../model/queue-item.js';
+import type { SnapshotMetrics } from '../../../model/snapshot-metrics.js';
 import type { SourceOffset } from '../../../model/source-offset.js';
 import type { TableDef } from '../../../model/table-def.js';
 import type { CellValue, Row } from '../../../model/values.js';
@@ -32,7 +33,6 @@ import type { ServerVersion } from '../server-info.js';
 import type { RecordFactory, SourceInfo } from '../streaming/ports.js';
 import { describeSqlError } from './errors.js';
 import { IncrementalNotes } from './incremental-notes.js';
-import type { SnapshotProgress } from './progress.js';
 import { detectServer, serverTimeMs } from './server.js';
 import { quoteId } from './sql.js';
 import { defaultSelect, scanTable } from './table-scan.js';
@@ -186,7 +186,8 @@ export interface ChunkedSnapshotOptions {
   onSignal?(signal: SignalRecord): void;
   /** Which tables may be snapshotted (the capture's table filter). */
   tableFilter(db: string, table: string): boolean;
-  progress?: SnapshotProgress | null;
+  /** The capture's snapshot metrics: per-table rows, table counts, the last chunk. */
+  metrics?: SnapshotMetrics | null;
   /** Called whenever rows are emitted (idle detection). */
   onActivity?(): void;
   signal: AbortSignal;
@@ -216,7 +217,7 @@ export class ChunkedSnapshotRunner {
   private idleWaiters: Array<() => void> = [];
   failure: unknown = null;
   private readonly notes: IncrementalNotes | null;
-  /** Counters for MySqlSource.stats. */
+  /** Counters for logs and the snapshot metrics. */
   readonly counters = { rowsScanned: 0, rowsEmitted: 0, chunks: 0, tablesDone: 0, tablesTotal: 0, aborted: false };
 
   constructor(
@@ -368,11 +369,13 @@ export class ChunkedSnapshotRunner {
     this.stateView = this.state.size === 0 ? null : Object.fromEntries([...this.state].map(([k, v]) => [k, { ...v }]));
     const c = this.counters;
     c.tablesTotal = Math.max(c.tablesTotal, c.tablesDone + this.state.size);
+    this.opts.metrics?.chunkedTables(c.tablesTotal, c.tablesDone, this.running);
   }
 
   private enqueue(ids: string[]): void {
     if (this.startedAt === 0) this.startedAt = performance.now();
     this.counters.tablesTotal = this.counters.tablesDone + this.state.size;
+    this.opts.metrics?.chunkedTables(this.counters.tablesTotal, this.counters.tablesDone, this.running);
     this.queue.push(...ids.filter((id) => !this.active.has(id) && !this.queue.includes(id)));
     while (this.workers < Math.max(1, this.opts.maxThreads) && this.queue.length > 0) {
       this.workers++;
@@ -394,7 +397,6 @@ export class ChunkedSnapshotRunner {
       chunks: this.counters.chunks,
       seconds: Number(s.toFixed(2)),
     });
-    this.opts.progress?.finish();
   }
 
   private async worker(): Promise<void> {
@@ -445,7 +447,7 @@ export class ChunkedSnapshotRunner {
     const st = this.state.get(id);
     if (!st) return;
     const estimated = await estimateRows(conn, db, table);
-    this.opts.progress?.table(id, estimated, st.rows);
+    this.opts.metrics?.tableEstimated(id, estimated, st.rows);
     this.log.info('chunked snapshot of table', {
       table: id,
       estimatedRows: estimated,
@@ -593,13 +595,14 @@ export class ChunkedSnapshotRunner {
       for (const record of builder.read(row, source)) await this.opts.emit({ record, offset: null });
       emitted++;
     }
+    this.opts.metrics?.chunkEmitted(w.id, st.chunks, keyText(st.after), keyText(w.last));
     st.rows += emitted;
     st.chunks++;
     this.counters.rowsEmitted += emitted;
     this.counters.chunks++;
     if (w.last) st.after = w.last;
     const done = w.selected < this.opts.chunkSize;
-    this.opts.progress?.rows(w.id, w.selected);
+    this.opts.metrics?.rowsScanned(w.id, w.selected);
     this.log.debug('chunk emitted', {
       table: w.id,
       selected: w.selected,
@@ -619,9 +622,14 @@ export class ChunkedSnapshotRunner {
   private tableDone(id: string): void {
     this.state.delete(id);
     this.counters.tablesDone++;
-    this.opts.progress?.tableDone(id);
+    this.opts.metrics?.chunkedTableScanned(id);
     this.refreshView();
   }
+}
+
+/** A chunk bound for the snapshot metrics (the stored key form, as in offsets); null = open. */
+function keyText(key: StoredKeyPart[] | null): string | null {
+  return key ? JSON.stringify(key) : null;
 }
 
 function splitId(id: string): [string, string] {

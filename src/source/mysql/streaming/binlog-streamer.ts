@@ -84,6 +84,8 @@ export class BinlogStreamer {
   private connections = 0;
   private readonly sequences = new Map<string, boolean>();
   eventsFiltered = 0;
+  /** Undecodable events skipped (event.deserialization.failure.handling.mode=warn|skip). */
+  eventsSkipped = 0;
   committedTransactions = 0;
 
   constructor(
@@ -140,6 +142,7 @@ export class BinlogStreamer {
           { cause: err },
         );
       }
+      this.eventsSkipped++;
       if (this.options.eventDeserializationFailureHandlingMode === 'warn')
         this.options.logger.warn('skipping undecodable binlog event', { position: where, error: errorMessage(err) });
       return;
