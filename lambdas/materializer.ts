@@ -12,8 +12,9 @@
  * reserved.
  *
  * Idempotent and order-safe: every write is one conditional PutItem, applied only when the stored `__order` is
- * older (`attribute_not_exists(__key) OR __order < :order`). The order comes from the event's source position and
- * its stable id (header `__cdc.id`, lib/binlog-order.ts), so an event re-delivered after a crash has the order it
+ * older (`attribute_not_exists(__key) OR __order < :order`). The order comes from the server generation (header
+ * `__cdc.server_generation`, after a failover), the event's source position and its stable id (header `__cdc.id`,
+ * lib/binlog-order.ts), so an event re-delivered after a crash has the order it
  * had and is never applied twice, nor is anything older than what was applied (docs/delivery.md). Creates, updates and snapshot reads replace the item
  * with the row; deletes replace it with a marker `{__key, __order, __deleted: true}` that keeps the position, so
  * an older update replayed later cannot resurrect the row. Retries, duplicates, replays and out-of-order batches
@@ -53,7 +54,7 @@ import { resolveClaimChecks } from './lib/claim-check.js';
 import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
 import { toItem } from './lib/dynamo-values.js';
 import { clientConfig, consumerLogger, envEnum, envInt } from './lib/env.js';
-import { eventIdOf } from './lib/event-ids.js';
+import { eventIdOf, serverGenerationOf } from './lib/event-ids.js';
 import { decodeEvent, type InputFormat, type ParentRecord } from './lib/kinesis-input.js';
 import { processKinesisBatch } from './lib/partial-batch.js';
 import type { KinesisHandler } from './transform-router.js';
@@ -158,7 +159,7 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
     if (typeof db !== 'string' || typeof table !== 'string') throw new PoisonError('the source block has no db/table');
     let order: string;
     try {
-      order = changeOrder(env, eventIdOf(r), p.sequenceNumber, sub);
+      order = changeOrder(env, eventIdOf(r), p.sequenceNumber, sub, serverGenerationOf(r));
     } catch (err) {
       throw new PoisonError(errorMessage(err));
     }

@@ -12,11 +12,17 @@
  * (+ KPL sub-sequence): the order of publication, which a re-delivery after a capture crash does not keep, so
  * such a stream converges but may briefly apply an older change again (docs/delivery.md).
  *
+ * The server generation comes first (header `__cdc.server_generation`, on records read after a failover): the new
+ * server's binlog files start anew, so its changes must sort after the old server's whatever their file and pos
+ * (BinlogPosition.sortableGeneration, the same prefix the DynamoDB offset store's key has; generation 0 adds
+ * nothing, so orders stored before stay comparable).
+ *
  * GTIDs are not ordered and not used; binlog file names are compared by their numeric suffix, so positions from
  * servers with different binlog base names do not compare.
  */
 import { parseRowChangeId } from '../../src/events/event-id.js';
-import type { Json } from '../../src/transforms/json.js';
+import { BinlogPosition } from '../../src/model/binlog-position.js';
+import { type Json, stringifyJson } from '../../src/transforms/json.js';
 import { isObject, type JsonObject } from '../../src/transforms/record.js';
 
 const pad = (v: string, n: number) => (v.length >= n ? v : '0'.repeat(n - v.length) + v);
@@ -32,20 +38,29 @@ export class PositionError extends Error {
   override name = 'PositionError';
 }
 
-/** The order text of a change event; throws PositionError when the source block has no binlog position. */
+/**
+ * The order text of a change event; throws PositionError when the source block has no binlog position or the
+ * server generation is not a non-negative integer.
+ */
 export function changeOrder(
   envelope: JsonObject & { op: string; source: JsonObject },
   eventId: string | undefined,
   sequenceNumber: string,
   subSequence: number,
+  serverGeneration: Json = 0,
 ): string {
   const s = envelope.source;
   if (typeof s.file !== 'string' || (typeof s.pos !== 'number' && typeof s.pos !== 'bigint'))
     throw new PositionError(
       'the source block has no binlog file/pos; only MySQL/MariaDB change events can be materialised',
     );
+  if (typeof serverGeneration !== 'number' || !Number.isSafeInteger(serverGeneration) || serverGeneration < 0)
+    throw new PositionError(
+      `the server generation (header __cdc.server_generation) must be a non-negative integer, got ${stringifyJson(serverGeneration)}`,
+    );
+  const generation = BinlogPosition.sortableGeneration(serverGeneration);
   const file = /(\d+)$/.exec(s.file)?.[1] ?? '0';
-  const position = `${pad(file.replace(/^0+(?=\d)/, ''), 12)}.${pad(digits(s.pos), 20)}`;
+  const position = `${generation}${pad(file.replace(/^0+(?=\d)/, ''), 12)}.${pad(digits(s.pos), 20)}`;
   if (envelope.op === 'r' || (typeof s.snapshot === 'string' && s.snapshot !== 'false')) return `${position}.0`;
   const id = eventId === undefined ? null : parseRowChangeId(eventId);
   if (id) return `${position}.1.${pad(String(id.event), 10)}.${pad(String(id.row), 10)}.${pad(String(id.part), 3)}`;

@@ -1,10 +1,16 @@
-import { EVENT_ID_HEADER } from '../../src/events/event-id.js';
+import { EVENT_ID_HEADER, SERVER_GENERATION_HEADER } from '../../src/events/event-id.js';
+import type { Json } from '../../src/transforms/json.js';
 import type { TransformRecord } from '../../src/transforms/record.js';
 
 /** The stable event id (header `__cdc.id`, src/events/event-id.ts), when the record carries one. */
 export function eventIdOf(r: TransformRecord): string | undefined {
   const id = r.headers[EVENT_ID_HEADER];
   return typeof id === 'string' ? id : undefined;
+}
+
+/** The server generation the record was read in (header `__cdc.server_generation`); 0 when absent. */
+export function serverGenerationOf(r: TransformRecord): Json {
+  return r.headers[SERVER_GENERATION_HEADER] ?? 0;
 }
 
 /**

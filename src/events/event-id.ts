@@ -20,6 +20,12 @@
 /** The header every change event carries its id in (Kafka header; `headers` of the record line form). */
 export const EVENT_ID_HEADER = '__cdc.id';
 
+/**
+ * The header naming the server generation a record was read in (SourceOffset.server_generation, JSON number), on
+ * records read after a failover only (generation 0 has none): a consumer ordering by (file, pos) compares it first.
+ */
+export const SERVER_GENERATION_HEADER = '__cdc.server_generation';
+
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029]/;
 
 /** `text` as it appears between the quotes of a JSON string. */

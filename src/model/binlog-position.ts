@@ -90,6 +90,23 @@ export class BinlogPosition implements PositionLike {
     return `${this.base}.~${String(digits.length).padStart(2, '0')}${digits}`;
   }
 
+  /**
+   * The generation as a prefix of sortable position text: empty for generation 0 (keys stored before generations
+   * existed stay comparable), else `~<6 digits>|`, which sorts after any text starting with a binlog file name or a
+   * digit ('~' is above both) and by generation among itself.
+   */
+  sortableGeneration(): string {
+    return BinlogPosition.sortableGeneration(this.generation);
+  }
+
+  /** sortableGeneration of a generation on its own (validated like `of`), for position text built elsewhere. */
+  static sortableGeneration(generation: number): string {
+    if (!Number.isSafeInteger(generation) || generation < 0) {
+      throw new InvalidBinlogPositionError(`server generation must be a non-negative integer, got ${generation}`);
+    }
+    return generation ? `~${String(generation).padStart(6, '0')}|` : '';
+  }
+
   equals(other: PositionLike): boolean {
     return this.compareTo(BinlogPosition.from(other)) === 0;
   }

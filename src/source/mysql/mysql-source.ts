@@ -11,11 +11,12 @@ import type { Logger } from '../../common/logger.js';
 import type { CdcConfig } from '../../config/types.js';
 import { HeartbeatDispatcher } from '../../engine/heartbeat-dispatcher.js';
 import { decideStart } from '../../engine/start-decision.js';
-import { snapshotIdPrefix } from '../../events/event-id.js';
+import { SERVER_GENERATION_HEADER, snapshotIdPrefix } from '../../events/event-id.js';
 import { BinlogPosition, type PositionLike } from '../../model/binlog-position.js';
 import { CaptureMetrics, type CaptureMetricsView } from '../../model/capture-metrics.js';
 import type { ChangeSource, SourceContext } from '../../model/change-source.js';
 import { SchemaHistoryMetrics } from '../../model/schema-history-metrics.js';
+import type { SinkRecord } from '../../model/sink-record.js';
 import type { SourceOffset } from '../../model/source-offset.js';
 import type { DatabaseDef, TableDef } from '../../model/table-def.js';
 import {
@@ -139,9 +140,16 @@ export class MySqlSource implements ChangeSource {
         server: identity.key,
       });
     }
-    // Every offset and schema-history position says which server (generation) it belongs to.
+    // Every offset and schema-history position says which server (generation) it belongs to, and so does every
+    // record read after a failover (a header), for consumers that order changes by position.
     const rawEmit = ctx.emit;
-    ctx = { ...ctx, emit: (item) => rawEmit(item.offset ? { ...item, offset: this.stamp(item.offset) } : item) };
+    ctx = {
+      ...ctx,
+      emit: (item) => {
+        if (item.record && this.generation > 0) item = { ...item, record: this.stampRecord(item.record) };
+        return rawEmit(item.offset ? { ...item, offset: this.stamp(item.offset) } : item);
+      },
+    };
     const events = eventOptionsFromConfig(config, 'mysql');
     const records = createRecordFactory(config, events);
     const history = this.options.history;
@@ -157,8 +165,11 @@ export class MySqlSource implements ChangeSource {
           ...(e.position.server_generation ? { server_generation: e.position.server_generation } : {}),
         };
     }
-    // DDLs at or before the newest history entry are not recorded again; on another server that order is unknown.
-    if ((this.lastHistoryPosition?.server_generation ?? 0) < this.generation) this.lastHistoryPosition = null;
+    // DDLs at or before the newest history entry are not recorded again (BinlogPosition orders generations first).
+    // History can be a generation ahead of the stored offset (a failover whose offset was never committed): back on
+    // the offset's server, its positions do not compare with that history's, so they become the next generation.
+    const historyGeneration = this.lastHistoryPosition?.server_generation ?? 0;
+    if (historyGeneration > this.generation) this.generation = historyGeneration + 1;
     const trackerOptions = {
       ...trackerOptionsFor(server),
       skipUnparseableDdl: config.schemaHistory.skipUnparseableDdl,
@@ -346,6 +357,7 @@ export class MySqlSource implements ChangeSource {
       flavor: server.flavor === 'mariadb' ? 'mariadb' : 'mysql',
       logger,
       historyRecordedUpTo: this.lastHistoryPosition,
+      serverGeneration: () => this.generation,
       checkTableMap: (def, map) => checkTableMap(def, tableMapInfo(map)).map((m) => m.message),
       inconsistentSchemaHandlingMode: config.engine.inconsistentSchemaHandlingMode,
       onEvent: (event) => {
@@ -410,7 +422,7 @@ export class MySqlSource implements ChangeSource {
     try {
       for await (const ev of stream) {
         if (ctx.signal.aborted) break;
-        if (ev.artificial) this.checkStreamServer(stream.session?.serverKey, streamerOptions);
+        if (ev.artificial) this.checkStreamServer(stream.session?.serverKey);
         await chunked.exclusive(async () => {
           current = { file: ev.file, pos: ev.position };
           await streamer.handle(ev, emit);
@@ -665,6 +677,12 @@ export class MySqlSource implements ChangeSource {
     return out;
   }
 
+  private stampRecord(record: SinkRecord): SinkRecord {
+    const value = String(this.generation);
+    const headers = { ...record.headers, [SERVER_GENERATION_HEADER]: value };
+    return { ...record, headers, sizeBytes: record.sizeBytes + SERVER_GENERATION_HEADER.length + value.length };
+  }
+
   /** Schema history whose positions carry the server generation, like offsets. */
   private history(): SchemaHistory {
     const inner = this.options.history;
@@ -686,7 +704,7 @@ export class MySqlSource implements ChangeSource {
    * A reconnect may reach another server (an Aurora failover moves the writer endpoint). By GTID that is safe:
    * later positions belong to a new generation. By file/position it is not: stop with the fix.
    */
-  private checkStreamServer(key: string | undefined, streamer: BinlogStreamerOptions): void {
+  private checkStreamServer(key: string | undefined): void {
     if (!key || !this.identity || key === this.identity.key) return;
     if (!this.resumeByGtid) {
       throw new CdcError(
@@ -700,7 +718,6 @@ export class MySqlSource implements ChangeSource {
     });
     this.identity = { ...this.identity, key };
     this.generation++;
-    streamer.historyRecordedUpTo = null;
   }
 
   private async loadCurrentSchema(tracker: SchemaTracker): Promise<{ tables: TableDef[]; ddl: Map<string, string> }> {
@@ -840,6 +857,7 @@ export class MySqlSource implements ChangeSource {
         flavor: interrupted.flavor === 'mariadb' ? 'mariadb' : 'mysql',
         logger,
         historyRecordedUpTo: this.lastHistoryPosition,
+        serverGeneration: () => this.generation,
       },
       { file: from.file, pos: from.pos, ...(from.gtids ? { gtids: from.gtids } : {}) },
       seq,

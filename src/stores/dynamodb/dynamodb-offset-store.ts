@@ -37,10 +37,8 @@ export interface DynamoDbOffsetStoreOptions {
  */
 export function positionKey(o: SourceOffset): string {
   const pad = (n: number | undefined, w: number) => String(n ?? 0).padStart(w, '0');
-  const key = `${BinlogPosition.from(o).sortableFile()}|${pad(o.pos, 20)}|${pad(o.event, 10)}|${pad(o.row, 10)}`;
-  // Generation 0 keeps the original key (stored items stay comparable); later generations sort after every binlog
-  // file name ('~' is above the characters servers use in them) and after each other.
-  return o.server_generation ? `~${pad(o.server_generation, 6)}|${key}` : key;
+  const at = BinlogPosition.from(o);
+  return `${at.sortableGeneration()}${at.sortableFile()}|${pad(o.pos, 20)}|${pad(o.event, 10)}|${pad(o.row, 10)}`;
 }
 
 /**

@@ -59,6 +59,20 @@ describe('BinlogPosition', () => {
     const keys = names.map((n) => at(n, 4).sortableFile());
     assert.deepEqual([...keys].sort(), keys);
   });
+
+  it('sorts generation prefixes like compareTo: before any file name text for 0, then by generation', () => {
+    const positions = [
+      at('z.000009', 9),
+      at('a.000001', 4, 1),
+      at('z.1000000', 4, 1),
+      at('a.000001', 4, 2),
+      at('a.000001', 4, 100000),
+    ];
+    const texts = positions.map((p) => `${p.sortableGeneration()}${p.sortableFile()}`);
+    assert.deepEqual([...texts].sort(), texts);
+    assert.equal(at('a.000001', 4).sortableGeneration(), '', 'generation 0 adds nothing: stored keys stay valid');
+    assert.throws(() => BinlogPosition.sortableGeneration(-1), InvalidBinlogPositionError);
+  });
 });
 
 describe('offset order past mysql-bin.999999', () => {

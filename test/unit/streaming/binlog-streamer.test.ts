@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { CdcError } from '../../../src/common/errors.js';
 import { silentLogger } from '../../../src/common/logger.js';
 import { PartialJsonUpdateError } from '../../../src/events/index.js';
+import type { PositionLike } from '../../../src/model/binlog-position.js';
 import type { QueueItem } from '../../../src/model/queue-item.js';
 import type { SinkRecord } from '../../../src/model/sink-record.js';
 import type { TableDef } from '../../../src/model/table-def.js';
@@ -202,6 +203,52 @@ test('DDLs replayed after a restart are applied again but not recorded in histor
   }
   assert.equal(applied.length, 2, 'both DDLs applied to the schema');
   assert.deepEqual(recorded, [14], 'only the DDL after the recorded history position is recorded');
+});
+
+test('history recorded up to a position of an older server generation: DDLs after a failover are recorded', async () => {
+  // After a failover the new server's files start anew: bin.000001 of generation 1 follows bin.000009 of 0.
+  const ddl = ev({ type: 'QUERY', query: 'ALTER TABLE t ADD c INT', database: 'db', threadId: 1, statusVars: {} });
+  const recordedAt = async (upTo: PositionLike, generation: number) => {
+    const recorded: Array<number | undefined> = [];
+    const streamer = new BinlogStreamer(
+      {
+        decode: () => ddl,
+        schema: {
+          getTable: () => table,
+          applyDdl: () => ({ tableChanges: [{ type: 'ALTER', id: 'db.t', table }], ignored: false }),
+        },
+        history: { ...history, record: async (e: SchemaHistoryEntry) => void recorded.push(e.position.pos) },
+        records,
+        tableFilter: () => true,
+        skippedOperations: new Set(),
+        includeSchemaChanges: false,
+        includeQuery: false,
+        eventDeserializationFailureHandlingMode: 'fail',
+        flavor: 'mariadb',
+        logger: silentLogger,
+        historyRecordedUpTo: upTo,
+        serverGeneration: () => generation,
+      },
+      { file: 'bin.000001', pos: 4 },
+      1,
+    );
+    await streamer.handle(
+      { raw: Buffer.from([0]), file: 'bin.000001', position: 120, nextPosition: 200 },
+      async () => {},
+    );
+    return recorded;
+  };
+  assert.deepEqual(await recordedAt({ file: 'bin.000009', pos: 5000 }, 1), [120], 'newer generation: recorded');
+  assert.deepEqual(
+    await recordedAt({ file: 'bin.000009', pos: 5000, server_generation: 1 }, 1),
+    [],
+    'same generation, earlier position: a replay, not recorded again',
+  );
+  assert.deepEqual(
+    await recordedAt({ file: 'bin.000001', pos: 50, server_generation: 1 }, 1),
+    [120],
+    'same generation, later position: recorded',
+  );
 });
 
 test('inconsistent.schema.handling.mode: fail names the position; skip drops the event and goes on', async () => {

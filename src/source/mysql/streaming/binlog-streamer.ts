@@ -9,7 +9,7 @@ import type { Logger } from '../../../common/logger.js';
 import { PartialJsonUpdateError } from '../../../events/envelope.js';
 import { rowsEventIdPrefix, statementId } from '../../../events/event-id.js';
 import { transactionId } from '../../../events/transaction.js';
-import { BinlogPosition } from '../../../model/binlog-position.js';
+import { BinlogPosition, type PositionLike } from '../../../model/binlog-position.js';
 import { ACCEPTED, type QueueItem } from '../../../model/queue-item.js';
 import type { SinkRecord } from '../../../model/sink-record.js';
 import type { SourceOffset } from '../../../model/source-offset.js';
@@ -41,7 +41,12 @@ export interface BinlogStreamerOptions {
    * Position of the last DDL already in schema history. DDLs at or before it are re-applied to the schema after a
    * restart from an earlier offset, but not recorded again, so history does not grow with each replay.
    */
-  historyRecordedUpTo?: { file: string; pos: number } | null;
+  historyRecordedUpTo?: PositionLike | null;
+  /**
+   * Server generation of the events read now (SourceOffset.server_generation; it grows when the stream moves to
+   * another server): ordered before file and position when comparing with historyRecordedUpTo. @default 0
+   */
+  serverGeneration?: () => number;
   /** Compares a TABLE_MAP with the schema model; returns the mismatches (empty when consistent). */
   checkTableMap?: (def: TableDef, map: TableMapEvent) => string[];
   /** inconsistent.schema.handling.mode: what to do with row events that do not match the schema. @default 'fail' */
@@ -238,8 +243,8 @@ export class BinlogStreamer {
         tableChanges: applied.tableChanges,
       };
       const upTo = this.options.historyRecordedUpTo;
-      // File/position only, as the streamer's positions carry no server generation.
-      const replayed = upTo && BinlogPosition.of(t.file, t.eventPos).isAtOrBefore({ file: upTo.file, pos: upTo.pos });
+      const replayed =
+        upTo && BinlogPosition.of(t.file, t.eventPos, this.options.serverGeneration?.() ?? 0).isAtOrBefore(upTo);
       if (replayed) this.historySeq--;
       else await this.options.history.record(entry);
       if (this.options.includeSchemaChanges) {
