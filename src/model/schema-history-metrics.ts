@@ -17,6 +17,9 @@ export interface SchemaHistoryMetricsView {
   /** Milliseconds since the last recovered / applied change (0: none yet). */
   readonly MilliSecondsSinceLastRecoveredChange: number;
   readonly MilliSecondsSinceLastAppliedChange: number;
+  /** DDL of the last history entry recovered / recorded (null: none yet). */
+  readonly LastRecoveredChange: string | null;
+  readonly LastAppliedChange: string | null;
 }
 
 export class SchemaHistoryMetrics implements SchemaHistoryMetricsView {
@@ -26,6 +29,8 @@ export class SchemaHistoryMetrics implements SchemaHistoryMetricsView {
   private applied = 0;
   private lastRecoveredAtMs = 0;
   private lastAppliedAtMs = 0;
+  private lastRecovered: string | null = null;
+  private lastApplied: string | null = null;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -34,11 +39,17 @@ export class SchemaHistoryMetrics implements SchemaHistoryMetricsView {
     this.recoveryStartMs = this.now();
   }
 
-  /** The schema was rebuilt from `entries` history entries (they count as applied, too). */
-  recoveredFrom(entries: number): void {
+  /** The schema was rebuilt from `entries` history entries (they count as applied, too); `last` the newest DDL. */
+  recoveredFrom(entries: number, last: string | null = null): void {
     this.recovered = entries;
+    this.lastRecovered = last;
     this.changesApplied(entries);
     if (entries > 0) this.lastRecoveredAtMs = this.now();
+  }
+
+  /** A schema change was written to the history (`ddl`: its statement). */
+  recorded(ddl: string): void {
+    this.lastApplied = ddl;
   }
 
   /** `total` changes applied so far (a count that only grows). */
@@ -73,6 +84,14 @@ export class SchemaHistoryMetrics implements SchemaHistoryMetricsView {
 
   get MilliSecondsSinceLastRecoveredChange(): number {
     return this.lastRecoveredAtMs ? Math.max(0, this.now() - this.lastRecoveredAtMs) : 0;
+  }
+
+  get LastRecoveredChange(): string | null {
+    return this.lastRecovered;
+  }
+
+  get LastAppliedChange(): string | null {
+    return this.lastApplied;
   }
 
   get MilliSecondsSinceLastAppliedChange(): number {

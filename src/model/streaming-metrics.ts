@@ -20,12 +20,16 @@ export interface StreamingMetricsView {
   readonly MilliSecondsBehindSource: number;
   /** Milliseconds since the capture last made progress: a binlog event read, or snapshot chunk rows emitted. */
   readonly MilliSecondsSinceLastEvent: number;
+  /** Type of the last event read (`WRITE_ROWS`, `XID`, `ROW`, ...; null before any). */
+  readonly LastEvent: string | null;
   readonly TotalNumberOfEventsSeen: number;
   /** Events dropped by the table/op filters. */
   readonly NumberOfEventsFiltered: number;
   /** Undecodable events skipped (event.deserialization.failure.handling.mode=warn|skip). */
   readonly NumberOfSkippedEvents: number;
   readonly NumberOfCommittedTransactions: number;
+  /** GTID of the last committed transaction (null: none yet, or the server logs no GTIDs). */
+  readonly LastTransactionId: string | null;
   readonly NumberOfDisconnects: number;
   readonly BinlogFilename: string;
   readonly BinlogPosition: number;
@@ -38,27 +42,30 @@ export interface StreamingMetricsView {
 }
 
 export class StreamingMetrics implements StreamingMetricsView {
-  Connected = false;
-  TotalNumberOfEventsSeen = 0;
-  NumberOfEventsFiltered = 0;
-  NumberOfSkippedEvents = 0;
-  NumberOfCommittedTransactions = 0;
-  NumberOfDisconnects = 0;
-  BinlogFilename = '';
-  BinlogPosition = 0;
-  GtidSet: string | null = null;
-  IsGtidModeEnabled = false;
-  lastEventTimestampMs = 0;
+  private connected = false;
+  private seen = 0;
+  private filtered = 0;
+  private skipped = 0;
+  private committed = 0;
+  private lastTransaction: string | null = null;
+  private disconnects = 0;
+  private file = '';
+  private pos = 0;
+  private gtids: string | null = null;
+  private gtidModeEnabled = false;
+  private lastType: string | null = null;
+  private lastEventTsMs = 0;
   private lastActivityAtMs: number;
 
   constructor(private readonly now: () => number = Date.now) {
     this.lastActivityAtMs = now();
   }
 
-  /** An event was read; `sourceTsMs` its source timestamp (0 or absent: the event carries none). */
-  eventRead(sourceTsMs = 0): void {
+  /** An event was read: `sourceTsMs` its source timestamp (0: it carries none), `type` what it is. */
+  eventRead(sourceTsMs = 0, type?: string): void {
     this.lastActivityAtMs = this.now();
-    if (sourceTsMs > 0) this.lastEventTimestampMs = sourceTsMs;
+    if (sourceTsMs > 0) this.lastEventTsMs = sourceTsMs;
+    if (type !== undefined) this.lastType = type;
   }
 
   /** Progress other than a binlog event (chunk rows, a blocking snapshot ending): the capture is not silent. */
@@ -66,57 +73,114 @@ export class StreamingMetrics implements StreamingMetricsView {
     this.lastActivityAtMs = this.now();
   }
 
-  /** Absolute counters, from a stream runner that keeps its own. */
-  counted(c: { seen: number; filtered: number; committed: number; skipped?: number }): void {
-    this.TotalNumberOfEventsSeen = c.seen;
-    this.NumberOfEventsFiltered = c.filtered;
-    this.NumberOfCommittedTransactions = c.committed;
-    if (c.skipped !== undefined) this.NumberOfSkippedEvents = c.skipped;
+  /** Absolute counters, from a stream runner that keeps its own (positional: called for every event). */
+  counted(seen: number, filtered: number, committed: number, skipped: number): void {
+    this.seen = seen;
+    this.filtered = filtered;
+    this.committed = committed;
+    this.skipped = skipped;
   }
 
   eventSeen(): void {
-    this.TotalNumberOfEventsSeen++;
+    this.seen++;
   }
 
   eventFiltered(): void {
-    this.NumberOfEventsFiltered++;
+    this.filtered++;
   }
 
   transactionCommitted(): void {
-    this.NumberOfCommittedTransactions++;
+    this.committed++;
+  }
+
+  /** The id (GTID) of the last committed transaction. */
+  lastTransactionId(id: string | null): void {
+    this.lastTransaction = id;
   }
 
   /** Connection state; `disconnects` when the connection keeps its own count. */
   connection(connected: boolean, disconnects?: number): void {
-    this.Connected = connected;
-    if (disconnects !== undefined) this.NumberOfDisconnects = disconnects;
+    this.connected = connected;
+    if (disconnects !== undefined) this.disconnects = disconnects;
   }
 
   /** The stream was lost and is being reopened. */
   disconnected(): void {
-    this.NumberOfDisconnects++;
+    this.disconnects++;
   }
 
   /** Where the stream is; `gtids` undefined keeps the previous GTID set. */
   position(file: string, pos: number, gtids?: string | null): void {
-    this.BinlogFilename = file;
-    this.BinlogPosition = pos;
-    if (gtids !== undefined) this.GtidSet = gtids;
+    this.file = file;
+    this.pos = pos;
+    if (gtids !== undefined) this.gtids = gtids;
   }
 
   gtidMode(enabled: boolean): void {
-    this.IsGtidModeEnabled = enabled;
+    this.gtidModeEnabled = enabled;
+  }
+
+  get Connected(): boolean {
+    return this.connected;
   }
 
   get MilliSecondsBehindSource(): number {
-    return this.lastEventTimestampMs > 0 ? Math.max(0, this.lastActivityAtMs - this.lastEventTimestampMs) : 0;
+    return this.lastEventTsMs > 0 ? Math.max(0, this.lastActivityAtMs - this.lastEventTsMs) : 0;
   }
 
   get MilliSecondsSinceLastEvent(): number {
     return Math.max(0, this.now() - this.lastActivityAtMs);
   }
 
+  get LastEvent(): string | null {
+    return this.lastType;
+  }
+
+  get TotalNumberOfEventsSeen(): number {
+    return this.seen;
+  }
+
+  get NumberOfEventsFiltered(): number {
+    return this.filtered;
+  }
+
+  get NumberOfSkippedEvents(): number {
+    return this.skipped;
+  }
+
+  get NumberOfCommittedTransactions(): number {
+    return this.committed;
+  }
+
+  get LastTransactionId(): string | null {
+    return this.lastTransaction;
+  }
+
+  get NumberOfDisconnects(): number {
+    return this.disconnects;
+  }
+
+  get BinlogFilename(): string {
+    return this.file;
+  }
+
+  get BinlogPosition(): number {
+    return this.pos;
+  }
+
+  get GtidSet(): string | null {
+    return this.gtids;
+  }
+
+  get IsGtidModeEnabled(): boolean {
+    return this.gtidModeEnabled;
+  }
+
   get SourceEventPosition(): SourceEventPosition {
-    return { file: this.BinlogFilename, pos: this.BinlogPosition, gtids: this.GtidSet };
+    return { file: this.file, pos: this.pos, gtids: this.gtids };
+  }
+
+  get lastEventTimestampMs(): number {
+    return this.lastEventTsMs;
   }
 }

@@ -100,4 +100,13 @@ test('a real capture run emits valid EMF lines with exactly the shared metric na
   assert.match(String(last[EmfProperty.Gtids]), /^\d+-\d+-\d+/);
   // Position and GTIDs are properties, never dimensions (they would create a metric per position).
   assert.ok(!METRIC_DIMENSIONS.includes(EmfProperty.BinlogFile));
+
+  // The metric objects behind the published values, as the source wrote them.
+  const { snapshot, streaming, schemaHistory } = handle.source.metrics;
+  assert.deepEqual(snapshot.RowsScanned, { [`${name}.a`]: 3, [`${name}.b`]: 1 });
+  assert.deepEqual([...snapshot.CapturedTables].sort(), [`${name}.a`, `${name}.b`]);
+  assert.match(String(streaming.LastTransactionId), /^\d+-\d+-\d+$/, 'the GTID of the update');
+  assert.equal(typeof streaming.LastEvent, 'string');
+  assert.equal(schemaHistory?.Status, 'STOPPED');
+  assert.match(String(schemaHistory?.LastAppliedChange), /CREATE TABLE/);
 });

@@ -257,7 +257,7 @@ export class MySqlSource implements ChangeSource {
         const upTo = entries.filter((e) => BinlogPosition.compare(e.position, offset!) <= 0);
         this.historyMetrics.recoveryStarted();
         tracker = SchemaTracker.fromHistory(upTo, trackerOptions);
-        this.historyMetrics.recoveredFrom(upTo.length);
+        this.historyMetrics.recoveredFrom(upTo.length, upTo.at(-1)?.ddl ?? null);
         logger.info('schema recovered from history', { entries: upTo.length, tables: tracker.tables().length });
       }
     }
@@ -361,7 +361,7 @@ export class MySqlSource implements ChangeSource {
       checkTableMap: (def, map) => checkTableMap(def, tableMapInfo(map)).map((m) => m.message),
       inconsistentSchemaHandlingMode: config.engine.inconsistentSchemaHandlingMode,
       onEvent: (event) => {
-        this.m.streaming.eventRead(event.header.timestamp * 1000);
+        this.m.streaming.eventRead(event.header.timestamp * 1000, event.type);
       },
     };
     const streamer = new BinlogStreamer(streamerOptions, start, seq);
@@ -434,12 +434,13 @@ export class MySqlSource implements ChangeSource {
         });
         if (chunked.failure) throw chunked.failure;
         const st = this.m.streaming;
-        st.counted({
-          seen: streamer.eventsSeen,
-          filtered: streamer.eventsFiltered,
-          committed: streamer.committedTransactions,
-          skipped: streamer.eventsSkipped,
-        });
+        st.counted(
+          streamer.eventsSeen,
+          streamer.eventsFiltered,
+          streamer.committedTransactions,
+          streamer.eventsSkipped,
+        );
+        st.lastTransactionId(streamer.tracker.lastCommittedGtid);
         st.position(streamer.lastEventEnd.file, streamer.lastEventEnd.pos, streamer.resumeOffset?.gtids ?? undefined);
         st.connection(stream.state.connected, stream.state.disconnects);
         this.historyMetrics.changesApplied(appliedAtStart + (streamer.historySequence - seq));
@@ -692,11 +693,13 @@ export class MySqlSource implements ChangeSource {
       recover: (upTo) => inner.recover(upTo),
       close: () => inner.close(),
       record: (entry) =>
-        inner.record(
-          this.generation > 0
-            ? { ...entry, position: { ...entry.position, server_generation: this.generation } }
-            : entry,
-        ),
+        inner
+          .record(
+            this.generation > 0
+              ? { ...entry, position: { ...entry.position, server_generation: this.generation } }
+              : entry,
+          )
+          .then(() => this.historyMetrics.recorded(entry.ddl)),
     };
   }
 

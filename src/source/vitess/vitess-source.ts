@@ -376,7 +376,7 @@ export class VitessSource implements ChangeSource {
     let ddls = 0;
     for (const e of events) {
       if (e.type === 'DDL') {
-        this.m.streaming.activity();
+        this.m.streaming.eventRead(0, 'DDL');
         // The next FIELD event redefines tables the DDL changed.
         this.tables.clear();
         if (this.options.config.events.includeSchemaChanges)
@@ -404,7 +404,7 @@ export class VitessSource implements ChangeSource {
         continue;
       }
       const source = this.sourceInfo(e, r.shard || e.shard, vgtidText);
-      this.m.streaming.eventRead(source.tsMs);
+      this.m.streaming.eventRead(source.tsMs, 'ROW');
       const scanned = this.copying ? `${keyspace}.${table}` : '';
       const origin = this.transactionOrigin(keyspace, r.shard || e.shard);
       if (this.copying) {

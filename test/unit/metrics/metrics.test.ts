@@ -145,7 +145,7 @@ describe('collector: schema history', () => {
 describe('EMF and Prometheus', () => {
   const src = fakeSource();
   src.metrics.enter('streaming');
-  src.metrics.streaming.counted({ seen: 5, filtered: 0, committed: 0 });
+  src.metrics.streaming.counted(5, 0, 0, 0);
   src.metrics.streaming.position('b.000001', 4);
   const sample = new MetricsCollector(src, task, () => 1234).sample();
 
@@ -230,7 +230,7 @@ describe('startMetrics', () => {
   test('HTTP endpoint serves /metrics, /health (200/503) and 404; EMF line on flush and stop', async () => {
     const src = fakeSource();
     src.metrics.enter('streaming');
-    src.metrics.streaming.counted({ seen: 3, filtered: 0, committed: 0 });
+    src.metrics.streaming.counted(3, 0, 0, 0);
     const lines: string[] = [];
     const stdout = { write: (l: string) => lines.push(l) } as unknown as NodeJS.WritableStream;
     const m = startMetrics({

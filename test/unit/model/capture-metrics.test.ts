@@ -115,13 +115,15 @@ describe('StreamingMetrics', () => {
     assert.equal(m.MilliSecondsSinceLastEvent, 8000);
     m.activity();
     assert.equal(m.MilliSecondsSinceLastEvent, 0, 'chunk rows are progress too');
-    m.eventRead(0);
+    m.eventRead(0, 'ROTATE');
     assert.equal(m.lastEventTimestampMs, 40_000, 'an event without a timestamp keeps the last one');
+    assert.equal(m.LastEvent, 'ROTATE');
   });
 
   test('counters, position, GTIDs and connection', () => {
     const m = new StreamingMetrics(clock().fn);
-    m.counted({ seen: 10, filtered: 2, committed: 3, skipped: 1 });
+    m.counted(10, 2, 3, 1);
+    m.lastTransactionId('3e11fa47-71ca-11e1-9e33-c80aa9429562:23');
     m.eventSeen();
     m.eventFiltered();
     m.transactionCommitted();
@@ -129,6 +131,7 @@ describe('StreamingMetrics', () => {
       [m.TotalNumberOfEventsSeen, m.NumberOfEventsFiltered, m.NumberOfCommittedTransactions, m.NumberOfSkippedEvents],
       [11, 3, 4, 1],
     );
+    assert.equal(m.LastTransactionId, '3e11fa47-71ca-11e1-9e33-c80aa9429562:23');
     m.position('mysql-bin.000003', 777, '0-1-42');
     m.position('mysql-bin.000003', 900);
     assert.deepEqual(m.SourceEventPosition, { file: 'mysql-bin.000003', pos: 900, gtids: '0-1-42' }, 'GTIDs kept');
@@ -148,13 +151,15 @@ describe('SchemaHistoryMetrics', () => {
     h.recoveryStarted();
     assert.equal(h.Status, 'RECOVERING');
     assert.equal(h.RecoveryStartTime, t.now);
-    h.recoveredFrom(4);
-    assert.deepEqual([h.ChangesRecovered, h.ChangesApplied], [4, 4]);
+    h.recoveredFrom(4, 'ALTER TABLE t ADD c INT');
+    assert.deepEqual([h.ChangesRecovered, h.ChangesApplied, h.LastRecoveredChange], [4, 4, 'ALTER TABLE t ADD c INT']);
     h.running();
     t.now += 1000;
     assert.equal(h.MilliSecondsSinceLastAppliedChange, 1000);
+    h.recorded('DROP TABLE u');
     h.changesApplied(5);
     assert.equal(h.MilliSecondsSinceLastAppliedChange, 0);
+    assert.equal(h.LastAppliedChange, 'DROP TABLE u');
     assert.equal(h.MilliSecondsSinceLastRecoveredChange, 1000);
     h.stopped();
     assert.deepEqual([h.Status, h.ChangesApplied], ['STOPPED', 5]);

@@ -16,6 +16,8 @@ export class TransactionTracker {
   serverId = 0;
   tsSec = 0;
   private gtids: GtidSet | null = null;
+  /** GTID of the last transaction committed (null: none yet, or no GTIDs). */
+  lastCommittedGtid: string | null = null;
   /** gtids.toString(), cached: every emitted row's offset carries it and it only changes at commit. */
   private gtidText: string | undefined | null = null;
   inTransaction = false;
@@ -101,6 +103,7 @@ export class TransactionTracker {
     if (this.txnGtid && this.gtids && !this.txnGtid.startsWith('00000000-0000-0000-0000-000000000000')) {
       this.gtids.add(this.txnGtid);
       this.gtidText = null;
+      this.lastCommittedGtid = this.txnGtid;
     }
     this.inTransaction = false;
     this.txnGtid = '';
