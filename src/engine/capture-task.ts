@@ -130,7 +130,7 @@ export class CaptureTask {
     return setInterval(
       () => {
         if (checking || stop.signal.aborted) return;
-        if (this.queue.length > 0 || (source.msSinceLastEvent?.() ?? 0) < idleMs) return;
+        if (this.queue.length > 0 || source.metrics.streaming.MilliSecondsSinceLastEvent < idleMs) return;
         checking = true;
         void (source.isCaughtUp?.() ?? Promise.resolve(true))
           .then((caughtUp) => {

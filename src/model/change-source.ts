@@ -21,6 +21,4 @@ export interface ChangeSource {
   run(ctx: SourceContext): Promise<void>;
   /** True when the source has caught up with the server and holds nothing unemitted (for --until-idle). */
   isCaughtUp?(): Promise<boolean>;
-  /** Milliseconds since the last change event was read from the server. */
-  msSinceLastEvent?(): number;
 }

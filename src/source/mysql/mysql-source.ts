@@ -96,10 +96,6 @@ export class MySqlSource implements ChangeSource {
     return this.m;
   }
 
-  msSinceLastEvent(): number {
-    return this.m.streaming.MilliSecondsSinceLastEvent;
-  }
-
   /** Caught up: streaming, and our last handled event ends where the server's binlog ends. */
   async isCaughtUp(): Promise<boolean> {
     if (this.m.phase === 'stopped') return true;

@@ -150,10 +150,6 @@ export class VitessSource implements ChangeSource {
     return this.m;
   }
 
-  msSinceLastEvent(): number {
-    return this.m.streaming.MilliSecondsSinceLastEvent;
-  }
-
   /** Caught up: streaming (the copy phase is over), connected, and nothing read but not yet emitted. */
   async isCaughtUp(): Promise<boolean> {
     if (this.m.phase === 'stopped') return true;
