@@ -29,6 +29,9 @@
  * number (+ KPL sub-sequence) it came from, and per key, records share a shard whose sequence numbers grow in
  * publish order. In `value` input format the topic is the stream's name, so such a tombstone maps to a table only
  * when streams are named after topics (the sink's default).
+ * A row over DynamoDB's 400 KB item limit becomes a placeholder at its order (`__oversize`, `__size`, the claim-check
+ * pointer `__claim_check` when it arrived claim-checked; no columns) and its record is dead-lettered with the reason
+ * (docs/large-records.md): a row that can never fit must not block the shard.
  * Truncates, schema changes, heartbeats and transaction records are skipped; keyless tables cannot be
  * materialised (skipped with a warning). Markers are never removed (add a TTL if they matter).
  */
@@ -38,6 +41,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
   ConditionalCheckFailedException,
   DynamoDBClient,
+  DynamoDBServiceException,
   GetItemCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -50,9 +54,9 @@ import { S3ClaimCheckStore } from '../src/sinks/claim-check/s3-store.js';
 import { stringifyJson } from '../src/transforms/json.js';
 import { asEnvelope, isObject, type JsonObject, type TransformRecord } from '../src/transforms/record.js';
 import { changeOrder, sequenceOrder } from './lib/binlog-order.js';
-import { resolveClaimChecks } from './lib/claim-check.js';
+import { claimCheckOf, resolveClaimChecks } from './lib/claim-check.js';
 import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
-import { toItem } from './lib/dynamo-values.js';
+import { itemBytes, MAX_ITEM_BYTES, toItem } from './lib/dynamo-values.js';
 import { clientConfig, consumerLogger, envEnum, envInt } from './lib/env.js';
 import { eventIdOf, serverGenerationOf } from './lib/event-ids.js';
 import { decodeEvent, type InputFormat, type ParentRecord } from './lib/kinesis-input.js';
@@ -79,7 +83,16 @@ class PoisonError extends Error {
   override name = 'PoisonError';
 }
 
-type Outcome = 'written' | 'stale' | 'skipped';
+/** An item over DynamoDB's item size limit, by our count or by DynamoDB's. */
+class ItemTooLargeError extends Error {
+  override name = 'ItemTooLargeError';
+  constructor(readonly bytes: number) {
+    super(`item of ${bytes} bytes is over DynamoDB's ${MAX_ITEM_BYTES}-byte item limit`);
+  }
+}
+
+/** Placeholders of rows over the item limit: `pointer` when the row's claim-check pointer is kept, else `oversize`. */
+type Outcome = 'written' | 'stale' | 'skipped' | 'pointer' | 'oversize';
 
 export function createMaterializer(options: MaterializerOptions): KinesisHandler {
   const logger = options.logger ?? new Logger({ serviceName: 'cdc-materializer' });
@@ -95,12 +108,15 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
   const tableName = (db: string, table: string, topic: string) =>
     template.replace(/\{(db|table|topic)\}/g, (_m, p: string) => (p === 'db' ? db : p === 'table' ? table : topic));
 
-  const put = async (table: string, item: JsonObject, order: string): Promise<Outcome> => {
+  const put = async (table: string, item: JsonObject, order: string): Promise<'written' | 'stale'> => {
+    const attributes = toItem(item);
+    const bytes = itemBytes(attributes);
+    if (bytes > MAX_ITEM_BYTES) throw new ItemTooLargeError(bytes);
     try {
       await dynamo.send(
         new PutItemCommand({
           TableName: table,
-          Item: toItem(item),
+          Item: attributes,
           ConditionExpression: 'attribute_not_exists(#k) OR #o < :o',
           ExpressionAttributeNames: { '#k': '__key', '#o': '__order' },
           ExpressionAttributeValues: { ':o': { S: order } },
@@ -109,8 +125,49 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
       return 'written';
     } catch (err) {
       if (err instanceof ConditionalCheckFailedException) return 'stale';
+      if (
+        err instanceof DynamoDBServiceException &&
+        err.name === 'ValidationException' &&
+        /item size/i.test(err.message)
+      )
+        throw new ItemTooLargeError(bytes);
       throw err;
     }
+  };
+
+  /**
+   * A row too large for one item: the item becomes a placeholder (`__oversize`, `__size`, no columns) at the
+   * change's order, so the key neither goes on showing an older row nor lets one come back, and the reason (table,
+   * position, sizes; never values) goes to `notices` for the dead-letter queue. A row that arrived claim-checked
+   * keeps its S3 pointer in `__claim_check` (the object is the change event's value, whose `after` is the row); the
+   * object expires with the claim-check bucket's lifecycle rule, so it is a way to repair the row, not a store.
+   */
+  const oversize = async (
+    r: TransformRecord,
+    table: string,
+    base: JsonObject & { __order: string },
+    bytes: number,
+    where: string,
+    notices: string[],
+  ): Promise<Outcome> => {
+    const pointer = claimCheckOf(r);
+    const placeholder: JsonObject = { ...base, __oversize: true, __size: bytes };
+    if (pointer) {
+      const { bucket, key, size, sha256 } = pointer;
+      placeholder.__claim_check = { bucket, key, size, sha256 };
+    }
+    const stored = await put(table, placeholder, base.__order);
+    if (stored !== 'written') return stored;
+    notices.push(
+      `the row of ${where} is ${bytes} bytes as a DynamoDB item, over DynamoDB's ${MAX_ITEM_BYTES}-byte item limit: ` +
+        `its item in ${table} is a placeholder (__oversize: true, __size) without the columns` +
+        (pointer
+          ? `, with the S3 pointer of the full change (__claim_check, until the bucket's lifecycle expires it)`
+          : '') +
+        '. Keep the row under the limit in the capture: drop or shorten its large columns for this table ' +
+        '(column.exclude.list, column.truncate.to.<N>.chars)',
+    );
+    return pointer ? 'pointer' : 'oversize';
   };
 
   const tombstone = async (table: string, key: string, seq: string): Promise<Outcome> => {
@@ -140,7 +197,7 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
     return 'stale';
   };
 
-  const apply = async (r: TransformRecord, p: ParentRecord, sub: number): Promise<Outcome> => {
+  const apply = async (r: TransformRecord, p: ParentRecord, sub: number, notices: string[]): Promise<Outcome> => {
     if (r.key === null) return 'skipped';
     const key = stringifyJson(r.key);
     const seq = sequenceOrder(p.sequenceNumber, sub);
@@ -169,13 +226,19 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
     const reserved = Object.keys(env.after).filter((c) => c.startsWith('__'));
     if (reserved.length > 0)
       throw new PoisonError(`column(s) ${reserved.join(', ')} use the reserved "__" prefix of materialised items`);
-    return put(name, { ...env.after, __key: key, __order: order, __seq: seq, __deleted: false, __op: env.op }, order);
+    const base = { __key: key, __order: order, __seq: seq, __deleted: false, __op: env.op };
+    try {
+      return await put(name, { ...env.after, ...base }, order);
+    } catch (err) {
+      if (!(err instanceof ItemTooLargeError)) throw err;
+      return oversize(r, name, base, err.bytes, `${db}.${table} at ${env.source.file}:${env.source.pos}`, notices);
+    }
   };
 
   return async (event: KinesisStreamEvent) => {
     const parents = decodeEvent(event.Records, options.inputFormat ?? 'auto');
     await resolveClaimChecks(parents, claimChecks);
-    const counts: Record<Outcome, number> = { written: 0, stale: 0, skipped: 0 };
+    const counts: Record<Outcome, number> = { written: 0, stale: 0, skipped: 0, pointer: 0, oversize: 0 };
     /** Send one poison record to the DLQ; throws (so the record is reported failed) when that is impossible. */
     const deadLetter = async (p: ParentRecord, reason: string) => {
       if (!options.dlq) {
@@ -208,8 +271,9 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
       slots.run(async () => {
         const p = parentOf.get(record)!;
         if (p.error) return deadLetter(p, p.error);
+        const oversized: string[] = [];
         try {
-          for (const u of p.records) counts[await apply(u.record, p, u.subSequence)]++;
+          for (const u of p.records) counts[await apply(u.record, p, u.subSequence, oversized)]++;
         } catch (err) {
           if (err instanceof PoisonError) return deadLetter(p, err.message);
           logger.warn('write failed; the record will be retried', {
@@ -218,9 +282,20 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
           });
           throw err;
         }
+        if (oversized.length === 0) return;
+        // The placeholder is written; the letter says what is missing so the row can be repaired.
+        if (options.dlq) return deadLetter(p, oversized.join('; '));
+        logger.error(
+          'row over the DynamoDB item limit stored as a placeholder, and no dead-letter queue (CDC_DLQ_URL)',
+          {
+            sequenceNumber: p.sequenceNumber,
+            reason: oversized.join('; '),
+          },
+        );
       });
     const response = await processKinesisBatch(event, handle, { inParallel: true });
     metrics.addMetric('ItemsWritten', MetricUnit.Count, counts.written);
+    metrics.addMetric('OversizeRows', MetricUnit.Count, counts.oversize + counts.pointer);
     metrics.addMetric('StaleEventsSkipped', MetricUnit.Count, counts.stale);
     metrics.addMetric('EventsIgnored', MetricUnit.Count, counts.skipped);
     metrics.addMetric('FailedRecords', MetricUnit.Count, response.batchItemFailures.length);

@@ -4,11 +4,23 @@
  * pointer. Objects that are gone or do not match are poison (the parent record is marked, then dead-lettered);
  * transient S3 failures are thrown, so the invocation fails and Lambda retries the batch.
  */
-import { CLAIM_CHECK_HEADER, ClaimCheckError, claimCheckPointerOf } from '../../src/sinks/claim-check/envelope.js';
+import {
+  CLAIM_CHECK_HEADER,
+  ClaimCheckError,
+  type ClaimCheckPointer,
+  claimCheckPointerOf,
+} from '../../src/sinks/claim-check/envelope.js';
 import type { ClaimCheckResolver } from '../../src/sinks/claim-check/resolver.js';
 import { parseJson } from '../../src/transforms/json.js';
-import { unwrapSchema } from '../../src/transforms/record.js';
+import { type TransformRecord, unwrapSchema } from '../../src/transforms/record.js';
 import type { ParentRecord } from './kinesis-input.js';
+
+const resolvedFrom = new WeakMap<TransformRecord, ClaimCheckPointer>();
+
+/** The pointer a record's value was resolved from (it arrived claim-checked), if it was. */
+export function claimCheckOf(record: TransformRecord): ClaimCheckPointer | undefined {
+  return resolvedFrom.get(record);
+}
 
 /** Resolve every pointer in place; returns how many records were resolved. */
 export async function resolveClaimChecks(
@@ -24,6 +36,7 @@ export async function resolveClaimChecks(
         if (!pointer) continue;
         const value = unwrapSchema(parseJson(await resolver().valueText(pointer)));
         record.value = value.payload;
+        resolvedFrom.set(record, pointer);
         if (value.schema !== undefined) record.valueSchema = value.schema;
         delete record.headers[CLAIM_CHECK_HEADER];
         resolved++;

@@ -42,3 +42,36 @@ export function fromItem(item: Record<string, AttributeValue>): { [k: string]: J
   for (const [k, v] of Object.entries(item)) out[k] = fromAttribute(v);
   return out;
 }
+
+/** DynamoDB's item size limit: 400 KB, attribute names and values counted. */
+export const MAX_ITEM_BYTES = 400 * 1024;
+
+const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
+
+/**
+ * An item's size as DynamoDB counts it against MAX_ITEM_BYTES: attribute names and string values in UTF-8 bytes,
+ * a number about one byte per two significant digits plus one, null and booleans one byte, lists and maps three
+ * bytes plus one per element (and their names).
+ */
+export function itemBytes(item: Record<string, AttributeValue>): number {
+  let n = 0;
+  for (const [name, v] of Object.entries(item)) n += utf8(name) + attributeBytes(v);
+  return n;
+}
+
+function attributeBytes(a: AttributeValue): number {
+  if (a.S !== undefined) return utf8(a.S);
+  if (a.N !== undefined) return numberBytes(a.N);
+  if (a.B !== undefined) return a.B.length;
+  if (a.L !== undefined) return 3 + a.L.reduce((n, e) => n + 1 + attributeBytes(e), 0);
+  if (a.M !== undefined) return 3 + Object.entries(a.M).reduce((n, [k, e]) => n + utf8(k) + 1 + attributeBytes(e), 0);
+  if (a.SS !== undefined) return a.SS.reduce((n, s) => n + utf8(s), 0);
+  if (a.NS !== undefined) return a.NS.reduce((n, s) => n + numberBytes(s), 0);
+  if (a.BS !== undefined) return a.BS.reduce((n, b) => n + b.length, 0);
+  return 1;
+}
+
+function numberBytes(text: string): number {
+  const digits = text.replace(/^-/, '').replace('.', '').replace(/e.*$/i, '').replace(/^0+/, '').replace(/0+$/, '');
+  return Math.ceil(Math.max(1, digits.length) / 2) + 1;
+}

@@ -5,10 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { CreateTableCommand, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { fromItem } from '../../lambdas/lib/dynamo-values.js';
 import { createMaterializer } from '../../lambdas/materializer.js';
 import type { SinkRecord } from '../../src/model/sink-record.js';
+import { ClaimChecker } from '../../src/sinks/claim-check/claim-checker.js';
+import { ClaimCheckResolver } from '../../src/sinks/claim-check/resolver.js';
+import type { ClaimCheckStore } from '../../src/sinks/claim-check/s3-store.js';
 import { KinesisSink } from '../../src/sinks/kinesis/kinesis-sink.js';
 import { createStream, dynamoClient, kinesisClient, type ReadRecord, readAllRecords } from '../harness/aws.js';
 import { useDynalite, useKinesalite } from '../harness/fixtures.js';
@@ -196,5 +199,83 @@ describe('materializer', () => {
     assert.equal(dlq.letters.length, 1);
     assert.match(dlq.letters[0].reason, /__key use the reserved "__" prefix/);
     assert.deepEqual(await liveRows(dynamo, 'm3.shop.orders'), [{ id: 1, qty: 1 }]);
+  });
+  test("rows over DynamoDB's 400 KB item limit: a placeholder at their position and a letter naming table and sizes", async () => {
+    const dynamo = dynamoClient(dynalite().endpoint);
+    await createTable(dynamo, 'm5.shop.orders');
+    const objects = new Map<string, Buffer>();
+    const store: ClaimCheckStore = {
+      put: async (_bucket, key, body) => void objects.set(key, body),
+      get: async (_bucket, key) => objects.get(key) ?? Buffer.alloc(0),
+      close: () => {},
+    };
+    const dlq = new RecordingDlq();
+    const handler = createMaterializer({
+      dynamo,
+      tableNameTemplate: 'm5.{db}.{table}',
+      dlq,
+      claimCheckResolver: new ClaimCheckResolver(store),
+      ...tools,
+    });
+    const big = 'x'.repeat(450_000);
+    const claimChecked = await new ClaimChecker({ store, bucket: 'claims' }).check(
+      changeRecord({ op: 'c', id: 3, after: { id: 3, note: big }, pos: 30 }),
+    );
+    const records = await publish(
+      [
+        changeRecord({ op: 'c', id: 1, after: { id: 1, note: 'small' }, pos: 10 }),
+        changeRecord({ op: 'c', id: 2, after: { id: 2, note: big }, pos: 20 }),
+        claimChecked,
+      ],
+      'value',
+    );
+    assert.deepEqual((await handler(kinesisEvent(records, 'it.shop.orders'))).batchItemFailures, []);
+    const item = async (id: number) =>
+      fromItem(
+        (
+          await dynamo.send(
+            new GetItemCommand({ TableName: 'm5.shop.orders', Key: { __key: { S: JSON.stringify({ id }) } } }),
+          )
+        ).Item ?? {},
+      );
+    assert.equal((await item(1)).note, 'small');
+    // A placeholder keeps the position (so no older row comes back) and says what is missing; the letter why.
+    const placeholder = await item(2);
+    assert.equal(placeholder.__oversize, true);
+    assert.equal(placeholder.note, undefined);
+    assert.ok(Number(placeholder.__size) > 400 * 1024, `size ${placeholder.__size}`);
+    assert.equal(dlq.letters.length, 2);
+    const [reason, claimReason] = dlq.letters.map((l) => l.reason).sort();
+    assert.match(reason, /shop\.orders at mysql-bin\.000001:20 is \d+ bytes as a DynamoDB item/);
+    assert.match(reason, /over DynamoDB's 409600-byte item limit/);
+    assert.match(reason, /column\.exclude\.list, column\.truncate\.to\.<N>\.chars/);
+    assert.ok(reason.length < 1000 && !reason.includes('xxxx'), 'no row values in the reason');
+    // Claim-checked on the stream: the placeholder also keeps the pointer to the whole change event.
+    assert.match(claimReason, /mysql-bin\.000001:30 .* S3 pointer of the full change \(__claim_check/);
+    const claimed = await item(3);
+    assert.equal(claimed.__oversize, true);
+    assert.equal(claimed.note, undefined);
+    const pointer = claimed.__claim_check as { bucket: string; key: string; size: number; sha256: string };
+    assert.equal(pointer.bucket, 'claims');
+    assert.equal(JSON.parse(objects.get(pointer.key)!.toString()).after.note, big);
+
+    // An older change of key 2 redelivered stays out; a newer one that fits replaces the placeholder.
+    const later = await publish(
+      [
+        changeRecord({ op: 'c', id: 2, after: { id: 2, note: 'older' }, pos: 5 }),
+        changeRecord({ op: 'u', id: 2, before: { id: 2 }, after: { id: 2, note: 'fits now' }, pos: 40 }),
+      ],
+      'value',
+      false,
+      true,
+    );
+    const first = await handler(kinesisEvent(later.slice(0, 1), 'it.shop.orders'));
+    assert.deepEqual(first.batchItemFailures, []);
+    assert.equal((await item(2)).__oversize, true, 'the older change does not replace the placeholder');
+    assert.deepEqual((await handler(kinesisEvent(later.slice(1), 'it.shop.orders'))).batchItemFailures, []);
+    const now = await item(2);
+    assert.equal(now.note, 'fits now');
+    assert.equal(now.__oversize, undefined);
+    assert.equal(dlq.letters.length, 2, 'nothing else was dead-lettered');
   });
 });
