@@ -36,6 +36,7 @@ export class HeartbeatDispatcher {
   private timer: NodeJS.Timeout | null = null;
   private pendingEmits = 0;
   private acting = false;
+  private lastServerBeatAt = 0;
 
   constructor(private readonly options: HeartbeatDispatcherOptions) {}
 
@@ -69,6 +70,19 @@ export class HeartbeatDispatcher {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+  }
+
+  /**
+   * A heartbeat from the server (VStream sends them while idle) drives the clock instead of a timer: at most one
+   * record per interval, with the server's time (ms; 0 = unknown) and the offset the stream stands at. Awaited by
+   * the stream loop, so it is queued in order.
+   */
+  async serverBeat(tsMs: number, offset: () => SourceOffset | null): Promise<void> {
+    if (this.options.intervalMs <= 0) return;
+    const now = Date.now();
+    if (now - this.lastServerBeatAt < this.options.intervalMs) return;
+    this.lastServerBeatAt = now;
+    await this.options.emit({ record: this.options.heartbeat(tsMs > 0 ? tsMs : now), offset: offset() });
   }
 
   private tick(feed: HeartbeatFeed, signal: AbortSignal, actionQuery: string | null): void {

@@ -120,3 +120,20 @@ describe('HeartbeatDispatcher', () => {
     assert.equal(actions.length, 0);
   });
 });
+
+describe('HeartbeatDispatcher driven by server heartbeats', () => {
+  it('emits at most one heartbeat per interval, with the server time and the offset at that point', async () => {
+    const { dispatcher, emitted } = setup({ intervalMs: 1000 });
+    let n = 0;
+    const offset = () => ({ file: 'vitess', pos: ++n });
+    await dispatcher.serverBeat(5_000, offset);
+    await dispatcher.serverBeat(6_000, offset);
+    assert.equal(emitted.length, 1, 'the second beat is within the interval');
+    assert.deepEqual(emitted[0].offset, { file: 'vitess', pos: 1 });
+    assert.equal((emitted[0].record as unknown as { value: { ts_ms: number } }).value.ts_ms, 5_000);
+    assert.equal(n, 1, 'no offset is taken for a skipped beat');
+    const off = setup({ intervalMs: 0 });
+    await off.dispatcher.serverBeat(5_000, offset);
+    assert.equal(off.emitted.length, 0);
+  });
+});
