@@ -4,11 +4,12 @@
  * the capture's phase. What a snapshot or a stream is belongs to the runners; this only sequences them.
  */
 import type { Logger } from '../common/logger.js';
+import type { CapturePhase } from '../model/capture-metrics.js';
 import type { SourceOffset } from '../model/source-offset.js';
 import type { SnapshotRunner, StreamRunner } from './capture-runners.js';
 import { decideStart, type StartDecision, type StartFacts } from './start-decision.js';
 
-export type CapturePhase = 'starting' | 'snapshot' | 'streaming' | 'stopped';
+export type { CapturePhase };
 
 /** How a capture run ended (for tests and logs; errors reject instead). */
 export type CaptureOutcome = 'snapshot-only' | 'aborted' | 'streamed';

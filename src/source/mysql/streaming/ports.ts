@@ -1,7 +1,7 @@
 /**
- * What the streaming source needs from its neighbours, narrowed to the calls it makes. The MySQL source wires
- * the real implementations (decoder, replication client, schema tracker, event builders) in mysql-source.ts;
- * tests may wire others.
+ * What the streaming source needs from its neighbours, narrowed to the calls it makes. The stream runner wires
+ * the real implementations from the capture context (decoder, schema tracker, history, event builders) in
+ * binlog-stream-runner.ts; tests may wire others.
  */
 import type { SourceInfo } from '../../../events/envelope.js';
 import type { TransactionContext } from '../../../events/transaction.js';
