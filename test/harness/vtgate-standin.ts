@@ -249,7 +249,8 @@ export class VtgateStandin {
           keyspace: this.options.keyspace,
           shard,
           gtid: gtidOf(this.shard(shard), n),
-          table_p_ks: copy?.get(shard) ?? [],
+          // A copy: grpc-js serialises when the stream drains, after the copy loop has moved on.
+          table_p_ks: [...(copy?.get(shard) ?? [])],
         })),
       },
     };

@@ -90,6 +90,19 @@ describe('Vitess source through cdc run (VTGate stand-in)', () => {
       handle.stop();
       await handle.done;
     }
+    // The source's metric objects: the copy phase is the snapshot; the stream counts the two transactions.
+    const { phase, snapshot, streaming, schemaHistory } = handle.source.metrics;
+    assert.equal(phase, 'stopped');
+    assert.deepEqual(
+      [snapshot.SnapshotCompleted, snapshot.SnapshotRunning, snapshot.SnapshotAborted],
+      [true, false, false],
+    );
+    assert.deepEqual(snapshot.RowsScanned, { [`${KS}.customer`]: 5 });
+    assert.ok(snapshot.SnapshotDurationInSeconds > 0);
+    assert.ok(streaming.NumberOfCommittedTransactions >= 2, `${streaming.NumberOfCommittedTransactions}`);
+    assert.equal(streaming.BinlogFilename, 'vitess');
+    assert.match(String(streaming.GtidSet), /"shard":"-80"/, 'the VGTID');
+    assert.equal(schemaHistory, null, 'VStream keeps no schema history');
     const lines = readSinkFile(out).lines;
     const data = dataLines(lines);
     const copied = data.slice(0, 5);
