@@ -154,6 +154,17 @@ export class IncrementalSnapshotNotifications {
     this.send(id, 'COMPLETED', {});
   }
 
+  /** A pause-snapshot signal was acted on; `tables` are the ones still to be read. */
+  paused(id: string, tables: readonly string[]): void {
+    this.send(id, 'PAUSED', { data_collections: tables.join(LIST_DELIMITER) });
+  }
+
+  /** A resume-snapshot signal was acted on; `tables` are the ones still to be read. */
+  resumed(id: string, tables: readonly string[]): void {
+    this.send(id, 'RESUMED', { data_collections: tables.join(LIST_DELIMITER) });
+  }
+
+  /** A stop-snapshot signal: `tables` are the ones it named (none: the whole snapshot was stopped). */
   aborted(id: string, tables?: readonly string[]): void {
     this.send(id, 'ABORTED', tables ? { data_collections: tables.join(LIST_DELIMITER) } : {});
   }

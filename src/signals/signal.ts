@@ -1,6 +1,7 @@
 /**
  * Debezium's signals: `{id, type, data}` records from any channel (the signalling table, a file, a Kinesis
- * stream). Only `execute-snapshot` acts here; other types are logged and ignored.
+ * stream). `execute-snapshot` starts an ad-hoc snapshot; `pause-snapshot`, `resume-snapshot` and `stop-snapshot`
+ * act on the running incremental one; other types are logged and ignored.
  */
 
 /** One signal as a channel delivers it; `data` is the JSON text of the signal's data (or null). */
@@ -21,22 +22,44 @@ export interface SnapshotRequest {
   readonly tables: readonly string[];
 }
 
+/** What pause-/resume-/stop-snapshot ask of the running incremental snapshot (`tables` null: all of it). */
+export type SnapshotControl =
+  | { readonly kind: 'pause' }
+  | { readonly kind: 'resume' }
+  | { readonly kind: 'stop'; readonly tables: readonly string[] | null };
+
 export type ParsedSignal =
   | { readonly action: 'snapshot'; readonly request: SnapshotRequest }
+  | { readonly action: 'control'; readonly control: SnapshotControl }
   | { readonly action: 'ignore'; readonly reason: string };
+
+const CONTROLS: Readonly<Record<string, SnapshotControl['kind']>> = {
+  'pause-snapshot': 'pause',
+  'resume-snapshot': 'resume',
+  'stop-snapshot': 'stop',
+};
 
 /** Interprets a signal; never throws (a bad signal must not stop the capture). */
 export function parseSignal(s: SignalRecord): ParsedSignal {
-  if (s.type !== 'execute-snapshot') return { action: 'ignore', reason: `signal type '${s.type}' is not supported` };
+  const control = CONTROLS[s.type];
+  if (s.type !== 'execute-snapshot' && !control)
+    return { action: 'ignore', reason: `signal type '${s.type}' is not supported` };
   let data: { 'data-collections'?: unknown; type?: unknown };
   try {
-    data = JSON.parse(s.data ?? '{}') as typeof data;
+    data = JSON.parse(s.data || '{}') as typeof data;
   } catch (err) {
-    return { action: 'ignore', reason: `execute-snapshot data is not JSON (${(err as Error).message})` };
+    return { action: 'ignore', reason: `${s.type} data is not JSON (${(err as Error).message})` };
   }
-  if (typeof data !== 'object' || data === null)
-    return { action: 'ignore', reason: 'execute-snapshot data is not an object' };
+  if (typeof data !== 'object' || data === null) return { action: 'ignore', reason: `${s.type} data is not an object` };
   const kind = typeof data.type === 'string' ? data.type.toLowerCase() : 'incremental';
+  if (control) {
+    // As in Debezium: only an incremental snapshot can be paused, resumed or stopped.
+    if (kind !== 'incremental')
+      return { action: 'ignore', reason: `${s.type} of type '${kind}' is not supported (incremental only)` };
+    if (control !== 'stop') return { action: 'control', control: { kind: control } };
+    const listed = Array.isArray(data['data-collections']) ? data['data-collections'].map(String) : [];
+    return { action: 'control', control: { kind: 'stop', tables: listed.length > 0 ? listed : null } };
+  }
   if (kind !== 'incremental' && kind !== 'blocking')
     return {
       action: 'ignore',

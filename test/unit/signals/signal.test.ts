@@ -31,6 +31,28 @@ describe('signals', () => {
     }
   });
 
+  it('pause-, resume- and stop-snapshot act on the incremental snapshot (stop: the named tables, or all)', () => {
+    assert.deepEqual(parseSignal(rec('pause-snapshot', '{"type":"INCREMENTAL"}')), {
+      action: 'control',
+      control: { kind: 'pause' },
+    });
+    assert.deepEqual(parseSignal(rec('resume-snapshot', null)), { action: 'control', control: { kind: 'resume' } });
+    assert.deepEqual(parseSignal(rec('stop-snapshot', '{"type":"incremental","data-collections":["db.t"]}')), {
+      action: 'control',
+      control: { kind: 'stop', tables: ['db.t'] },
+    });
+    assert.deepEqual(parseSignal(rec('stop-snapshot', '{"type":"incremental"}')), {
+      action: 'control',
+      control: { kind: 'stop', tables: null },
+    });
+    const blocking = parseSignal(rec('stop-snapshot', '{"type":"blocking"}'));
+    assert.equal(blocking.action, 'ignore');
+    assert.match(
+      blocking.action === 'ignore' ? blocking.reason : '',
+      /stop-snapshot of type 'blocking' .*incremental only/,
+    );
+  });
+
   it('file/stream JSON: data as an object or a string; what cdc snapshot writes reads back', () => {
     const line = snapshotSignalJson('id-1', ['db.t'], 'blocking');
     const s = signalFromJson(line, 'kinesis');

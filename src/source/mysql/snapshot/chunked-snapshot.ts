@@ -27,7 +27,7 @@ import type { SourceOffset } from '../../../model/source-offset.js';
 import type { TableDef } from '../../../model/table-def.js';
 import type { CellValue, Row } from '../../../model/values.js';
 import type { IncrementalSnapshotNotifications } from '../../../notifications/notification.js';
-import type { SignalRecord } from '../../../signals/signal.js';
+import type { SignalRecord, SnapshotControl } from '../../../signals/signal.js';
 import type { BinlogEvent } from '../binlog/events.js';
 import type { ServerVersion } from '../server-info.js';
 import type { RecordFactory, SourceInfo } from '../streaming/ports.js';
@@ -60,6 +60,8 @@ export interface ChunkTableState {
   chunks: number;
   /** Why this table is being snapshotted: the initial snapshot or an ad-hoc (signal) request. */
   kind: 'initial' | 'incremental';
+  /** The notifications' correlation id of the snapshot the table belongs to (set while notifications are on). */
+  correlation?: string;
 }
 
 export function pendingChunkTables(offset: SourceOffset | null): Record<string, ChunkTableState> {
@@ -217,6 +219,9 @@ export class ChunkedSnapshotRunner {
   private idleWaiters: Array<() => void> = [];
   failure: unknown = null;
   private readonly notes: IncrementalNotes | null;
+  /** pause-snapshot: workers wait before their next chunk until resume-snapshot (or the capture stops). */
+  private paused = false;
+  private resumeWaiters: Array<() => void> = [];
   /** Counters for logs and the snapshot metrics. */
   readonly counters = { rowsScanned: 0, rowsEmitted: 0, chunks: 0, tablesDone: 0, tablesTotal: 0, aborted: false };
 
@@ -230,6 +235,13 @@ export class ChunkedSnapshotRunner {
     this.streamGtids = opts.streamStartGtids;
     const ids = Object.keys(resume);
     for (const id of ids) this.state.set(id, { ...resume[id] });
+    if (ids.length > 0 && this.notes) {
+      // snapshot.chunked's plan (no id yet) starts an incremental snapshot; a resumed one keeps its id.
+      const known = ids.map((id) => resume[id].correlation).find((c) => c !== undefined);
+      if (known) this.notes.resumed(ids, known);
+      else this.notes.requested(ids);
+      for (const id of ids) this.state.get(id)!.correlation = this.notes.id ?? undefined;
+    }
     if (ids.length > 0) {
       this.log.info('resuming chunked snapshot', {
         tables: Object.fromEntries(ids.map((id) => [id, { after: resume[id].after, chunks: resume[id].chunks }])),
@@ -282,11 +294,60 @@ export class ChunkedSnapshotRunner {
     }
     if (added.length > 0) {
       this.log.info('chunked snapshot requested', { tables: added, kind });
-      if (kind === 'incremental') this.notes?.requested(added, correlationId);
+      if (this.notes) {
+        this.notes.requested(added, correlationId);
+        for (const id of added) this.state.get(id)!.correlation = this.notes.id ?? undefined;
+      }
       this.refreshView();
       this.enqueue(added);
     }
     return added;
+  }
+
+  /**
+   * Debezium's pause-snapshot, resume-snapshot and stop-snapshot signals. A pause takes effect before the next
+   * chunk (a chunk being read is emitted) and lasts until resume-snapshot or the capture stops (a restart resumes
+   * reading); stop drops the named tables (or all) from the snapshot and from the offset.
+   */
+  async control(c: SnapshotControl): Promise<void> {
+    if (!this.running) {
+      this.log.info('no incremental snapshot is running; signal ignored', { signal: c.kind });
+      return;
+    }
+    if (c.kind === 'pause') {
+      if (this.paused) return;
+      this.paused = true;
+      this.log.info('incremental snapshot paused');
+      this.notes?.paused();
+      return;
+    }
+    if (c.kind === 'resume') {
+      if (!this.paused) return;
+      this.paused = false;
+      this.log.info('incremental snapshot resumed');
+      this.notes?.unpaused();
+      for (const r of this.resumeWaiters.splice(0)) r();
+      return;
+    }
+    await this.exclusive(async () => {
+      const stopped = c.tables === null ? [...this.state.keys()] : c.tables.filter((t) => this.state.has(t));
+      if (stopped.length === 0) return;
+      for (const id of stopped) this.state.delete(id);
+      this.queue.splice(0, this.queue.length, ...this.queue.filter((id) => this.state.has(id)));
+      this.log.info('incremental snapshot stopped', { tables: stopped, remaining: [...this.state.keys()] });
+      this.notes?.stopped(c.tables === null ? null : stopped);
+      this.refreshView();
+    });
+    // A window still open for a stopped table is dropped by its flush (no state: aborted).
+    if (this.state.size === 0) {
+      this.paused = false;
+      for (const r of this.resumeWaiters.splice(0)) r();
+      for (const r of this.idleWaiters.splice(0)) r();
+    }
+  }
+
+  private async whilePaused(): Promise<void> {
+    while (this.paused && !this.opts.signal.aborted) await new Promise<void>((r) => this.resumeWaiters.push(r));
   }
 
   /** Resolves once no table is pending (or the runner failed/aborted). */
@@ -352,6 +413,7 @@ export class ChunkedSnapshotRunner {
   stop(): void {
     for (const w of this.windows) w.resolve('aborted');
     this.windows.clear();
+    for (const r of this.resumeWaiters.splice(0)) r();
     for (const r of this.idleWaiters.splice(0)) r();
   }
 
@@ -458,7 +520,8 @@ export class ChunkedSnapshotRunner {
     if (this.notes && startDef) await this.notes.tableStarted(conn, id, startDef);
     const t0 = performance.now();
     for (;;) {
-      if (this.opts.signal.aborted) return;
+      await this.whilePaused();
+      if (this.opts.signal.aborted || !this.state.has(id)) return;
       const def = this.opts.tableDef(db, table);
       if (!def || def.primaryKey.length === 0) {
         this.log.warn('table vanished or lost its primary key during the chunked snapshot; stopping it', {

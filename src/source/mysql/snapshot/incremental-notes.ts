@@ -1,7 +1,9 @@
 /**
- * Debezium's notifications for incremental (ad-hoc, signal) snapshots, kept beside the chunked runner: which
- * tables the current snapshot covers, its correlation id (the execute-snapshot signal's id) and each table's
- * maximum key. The runner only reports what happened (requested, table started, chunk emitted, table ended).
+ * Debezium's notifications for incremental snapshots (execute-snapshot signals, and `snapshot.chunked`'s tables,
+ * which Debezium users get the same way: an incremental snapshot after the schema), kept beside the chunked runner:
+ * which tables the current snapshot still reads, its correlation id (the execute-snapshot signal's id, else a
+ * random one) and each table's maximum key. The runner only reports what happened (requested, resumed, table
+ * started, chunk emitted, table ended, paused, resumed, stopped).
  */
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mysql2/promise';
@@ -17,23 +19,67 @@ function keyText(k: KeyPart): string {
 }
 
 export class IncrementalNotes {
-  private current: { id: string; tables: string[]; pending: Set<string> } | null = null;
+  /** The running snapshot: its correlation id and the tables still to be read, in request order. */
+  private current: { id: string; pending: Set<string> } | null = null;
   private readonly maxKeys = new Map<string, (string | null)[] | null>();
 
   constructor(private readonly notes: IncrementalSnapshotNotifications) {}
 
-  /** Tables added by an execute-snapshot signal (`id`); STARTED only when no incremental snapshot is running. */
+  /** The running snapshot's correlation id (kept in the offset, so a resumed snapshot keeps it). */
+  get id(): string | null {
+    return this.current?.id ?? null;
+  }
+
+  /**
+   * Tables added by an execute-snapshot signal (`id`), or by `snapshot.chunked`; STARTED only when no snapshot is
+   * running (later tables join it, as in Debezium).
+   */
   requested(added: readonly string[], id?: string | null): void {
     if (added.length === 0) return;
     if (!this.current) {
-      this.current = { id: id || randomUUID(), tables: [...added], pending: new Set(added) };
+      this.current = { id: id || randomUUID(), pending: new Set(added) };
       this.notes.started(this.current.id, added);
       return;
     }
-    for (const t of added) {
-      if (!this.current.tables.includes(t)) this.current.tables.push(t);
-      this.current.pending.add(t);
+    for (const t of added) this.current.pending.add(t);
+  }
+
+  /** A snapshot resumed after a restart: it keeps its id (`id` from the offset) and sends no second STARTED. */
+  resumed(tables: readonly string[], id: string): void {
+    if (tables.length === 0) return;
+    if (!this.current) this.current = { id, pending: new Set(tables) };
+    else for (const t of tables) this.current.pending.add(t);
+  }
+
+  /** Debezium's `data_collections`: the tables still to be read (the current one included). */
+  private remaining(): string[] {
+    return [...(this.current?.pending ?? [])];
+  }
+
+  paused(): void {
+    if (this.current) this.notes.paused(this.current.id, this.remaining());
+  }
+
+  unpaused(): void {
+    if (this.current) this.notes.resumed(this.current.id, this.remaining());
+  }
+
+  /** A stop-snapshot signal removed `tables` (null: all of them). Stopped tables get no TABLE_SCAN_COMPLETED. */
+  stopped(tables: readonly string[] | null): void {
+    const c = this.current;
+    if (!c) return;
+    if (tables === null) {
+      this.notes.aborted(c.id);
+      this.current = null;
+      this.maxKeys.clear();
+      return;
     }
+    this.notes.aborted(c.id, tables);
+    for (const t of tables) {
+      c.pending.delete(t);
+      this.maxKeys.delete(t);
+    }
+    if (c.pending.size === 0) this.current = null;
   }
 
   covers(table: string): boolean {
@@ -65,15 +111,17 @@ export class IncrementalNotes {
     const c = this.current;
     if (!c?.pending.has(table)) return;
     if (selected > 0 && lastKey)
-      this.notes.inProgress(c.id, c.tables, table, this.maxKeys.get(table) ?? null, lastKey.map(keyText));
+      this.notes.inProgress(c.id, this.remaining(), table, this.maxKeys.get(table) ?? null, lastKey.map(keyText));
     if (done) this.tableEnded(table, rows, rows === 0 ? 'EMPTY' : 'SUCCEEDED');
   }
 
   tableEnded(table: string, rows: number, status: TableScanStatus): void {
     const c = this.current;
-    if (!c?.pending.delete(table)) return;
+    if (!c?.pending.has(table)) return;
+    const tables = this.remaining();
+    c.pending.delete(table);
     this.maxKeys.delete(table);
-    this.notes.tableScanCompleted(c.id, c.tables, table, rows, status);
+    this.notes.tableScanCompleted(c.id, tables, table, rows, status);
     if (c.pending.size === 0) {
       this.notes.completed(c.id);
       this.current = null;

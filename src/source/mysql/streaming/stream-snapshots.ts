@@ -7,7 +7,11 @@ import { errorMessage } from '../../../common/errors.js';
 import type { QueueItem } from '../../../model/queue-item.js';
 import type { SourceOffset } from '../../../model/source-offset.js';
 import type { TableDef } from '../../../model/table-def.js';
-import { IncrementalSnapshotNotifications, type NotificationService } from '../../../notifications/index.js';
+import {
+  IncrementalSnapshotNotifications,
+  InitialSnapshotNotifications,
+  type NotificationService,
+} from '../../../notifications/index.js';
 import {
   createSignalChannels,
   parseSignal,
@@ -121,6 +125,7 @@ export class StreamSnapshots {
       logger.info('ignoring signal', { id: signal.id, channel: signal.channel, reason: parsed.reason });
       return;
     }
+    if (parsed.action === 'control') return this.chunked.control(parsed.control);
     const { kind, tables } = parsed.request;
     logger.info('execute-snapshot signal received', { id: signal.id, channel: signal.channel, kind, tables });
     if (kind === 'incremental') {
@@ -173,6 +178,10 @@ export class StreamSnapshots {
           ...(config.snapshot.fetchSize ? { fetchSize: config.snapshot.fetchSize } : {}),
           logger,
           signal,
+          // Debezium reports a blocking snapshot as an on-demand initial snapshot.
+          notifications: this.options.notifications
+            ? new InitialSnapshotNotifications(this.options.notifications, { connectorName: config.topicPrefix })
+            : null,
         });
         logger.info('blocking snapshot completed; streaming resumes', { id: req.id, rows: r.rows, ms: r.ms });
       } catch (err) {
