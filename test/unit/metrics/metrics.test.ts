@@ -203,6 +203,24 @@ describe('health', () => {
     assert.deepEqual(await h.check(), { healthy: false, phase: 'stopped', reason: 'capture stopped' });
   });
 
+  test('snapshot: planning the tables and finishing one count as progress, not only rows', async () => {
+    let now = 0;
+    const src = fakeSource();
+    src.metrics.enter('snapshot');
+    const h = new HealthMonitor(src, { snapshotStallMs: 1000 }, () => now);
+    assert.equal((await h.check()).healthy, true);
+    now = 900;
+    src.metrics.snapshot.planned(['d.big'], 1);
+    now = 1800;
+    assert.equal((await h.check()).healthy, true, 'tables planned 900 ms ago');
+    now = 2900;
+    src.metrics.snapshot.tableScanned('d.big');
+    now = 3800;
+    assert.equal((await h.check()).healthy, true, 'a table finished 900 ms ago');
+    now = 5000;
+    assert.match((await h.check()).reason, /no progress/);
+  });
+
   test('streaming: silence is fine while caught up, unhealthy when the server moved or cannot be asked', async () => {
     let now = 0;
     const src = fakeSource();
