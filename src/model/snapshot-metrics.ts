@@ -21,8 +21,10 @@ export interface SnapshotMetricsView {
   /** The sum of {@link RowsScanned} (what the `RowsScanned` metric publishes). */
   readonly totalRowsScanned: number;
   readonly SnapshotRunning: boolean;
-  /** Always false: snapshots cannot be paused here (no pause-snapshot signal). */
+  /** True while a pause-snapshot signal holds the chunked snapshot. */
   readonly SnapshotPaused: boolean;
+  /** Seconds the snapshot spent paused, summed over its pauses (the current one included). */
+  readonly SnapshotPausedDurationInSeconds: number;
   readonly SnapshotCompleted: boolean;
   readonly SnapshotAborted: boolean;
   /** Seconds from the start to the end of the snapshot (to now while it runs); 0 before any. */
@@ -62,6 +64,8 @@ export class SnapshotMetrics implements SnapshotMetricsView {
   private done = 0;
   /** Chunked (incremental) snapshot: tables requested and finished, and whether some are still pending. */
   private incremental = { running: false, total: 0, done: 0 };
+  private pausedAtMs = 0;
+  private pausedMs = 0;
   private rows = 0;
   private lastRowAtMs = 0;
   private readonly perTable = new Map<string, MutableTableScan>();
@@ -147,6 +151,8 @@ export class SnapshotMetrics implements SnapshotMetricsView {
 
   /** Chunked snapshot tables: requested in total, finished, and whether any is still pending. */
   chunkedTables(total: number, done: number, running: boolean): void {
+    // A new chunked snapshot (signal) after one was stopped: no longer aborted.
+    if (running && !this.incremental.running) this.abortedFlag = false;
     this.incremental = { running, total, done };
   }
 
@@ -165,6 +171,18 @@ export class SnapshotMetrics implements SnapshotMetricsView {
   /** The chunked snapshot finished reading `id`. */
   chunkedTableScanned(id: string): void {
     this.markDone(id);
+  }
+
+  /** pause-snapshot: the chunked snapshot waits before its next chunk. */
+  paused(): void {
+    if (!this.pausedAtMs) this.pausedAtMs = this.now();
+  }
+
+  /** resume-snapshot (or a stop that leaves nothing to read): the pause ends. */
+  unpaused(): void {
+    if (!this.pausedAtMs) return;
+    this.pausedMs += this.now() - this.pausedAtMs;
+    this.pausedAtMs = 0;
   }
 
   /** The chunked snapshot made progress: once no table is pending, the snapshot's duration ends here. */
@@ -195,7 +213,11 @@ export class SnapshotMetrics implements SnapshotMetricsView {
   }
 
   get SnapshotPaused(): boolean {
-    return false;
+    return this.pausedAtMs > 0;
+  }
+
+  get SnapshotPausedDurationInSeconds(): number {
+    return (this.pausedMs + (this.pausedAtMs ? this.now() - this.pausedAtMs : 0)) / 1000;
   }
 
   get SnapshotCompleted(): boolean {

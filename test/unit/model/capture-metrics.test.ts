@@ -94,6 +94,36 @@ describe('SnapshotMetrics', () => {
     assert.deepEqual(s.RowsScanned, { 'd.nopk': 2, 'd.t': 1000 });
   });
 
+  test('pause and resume: SnapshotPaused while held, paused seconds summed over pauses', () => {
+    const t = clock();
+    const s = new SnapshotMetrics(t.fn);
+    s.chunkedResumed();
+    s.chunkedTables(1, 0, true);
+    s.paused();
+    t.now += 1000;
+    s.paused();
+    assert.deepEqual(
+      [s.SnapshotPaused, s.SnapshotPausedDurationInSeconds],
+      [true, 1],
+      'a second pause changes nothing',
+    );
+    s.unpaused();
+    t.now += 5000;
+    s.paused();
+    t.now += 500;
+    s.unpaused();
+    s.unpaused();
+    t.now += 5000;
+    assert.deepEqual([s.SnapshotPaused, s.SnapshotPausedDurationInSeconds], [false, 1.5]);
+    s.chunkedTables(1, 0, false);
+    s.aborted();
+    assert.deepEqual([s.SnapshotRunning, s.SnapshotCompleted, s.SnapshotAborted], [false, false, true], 'stopped');
+    s.chunkedTables(2, 0, true);
+    s.chunkedTableScanned('d.t');
+    s.chunkedTables(2, 1, false);
+    assert.deepEqual([s.SnapshotCompleted, s.SnapshotAborted], [true, false], 'a later chunked snapshot completed');
+  });
+
   test('a blocking snapshot runs and ends without touching the initial snapshot state', () => {
     const s = new SnapshotMetrics(clock().fn);
     s.blockingStarted();

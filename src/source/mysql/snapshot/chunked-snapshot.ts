@@ -317,6 +317,7 @@ export class ChunkedSnapshotRunner {
     if (c.kind === 'pause') {
       if (this.paused) return;
       this.paused = true;
+      this.opts.metrics?.paused();
       this.log.info('incremental snapshot paused');
       this.notes?.paused();
       return;
@@ -324,6 +325,7 @@ export class ChunkedSnapshotRunner {
     if (c.kind === 'resume') {
       if (!this.paused) return;
       this.paused = false;
+      this.opts.metrics?.unpaused();
       this.log.info('incremental snapshot resumed');
       this.notes?.unpaused();
       for (const r of this.resumeWaiters.splice(0)) r();
@@ -341,6 +343,8 @@ export class ChunkedSnapshotRunner {
     // A window still open for a stopped table is dropped by its flush (no state: aborted).
     if (this.state.size === 0) {
       this.paused = false;
+      this.opts.metrics?.unpaused();
+      this.opts.metrics?.aborted();
       for (const r of this.resumeWaiters.splice(0)) r();
       for (const r of this.idleWaiters.splice(0)) r();
     }
