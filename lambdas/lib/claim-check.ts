@@ -42,10 +42,26 @@ export async function resolveClaimChecks(
         resolved++;
       }
     } catch (err) {
+      // A denied read may be an expired object: the record's age tells the operator which.
+      if (err instanceof ClaimCheckError && err.readDenied)
+        throw new ClaimCheckError(`${err.message} (the record arrived ${ageText(Date.now() - p.arrivalMs)} ago)`, {
+          permanent: false,
+          cause: err,
+          readDenied: true,
+        });
       if (!(err instanceof ClaimCheckError) || !err.permanent) throw err;
       p.records = [];
       p.error = `claim-check: ${err.message}`;
     }
   }
   return resolved;
+}
+
+function ageText(ms: number): string {
+  const h = ms / 3_600_000;
+  return h >= 48
+    ? `${(h / 24).toFixed(1)} days`
+    : h >= 1
+      ? `${h.toFixed(1)} h`
+      : `${Math.max(0, Math.round(ms / 60_000))} min`;
 }

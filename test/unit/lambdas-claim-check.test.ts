@@ -11,7 +11,7 @@ import { resolveClaimChecks } from '../../lambdas/lib/claim-check.js';
 import { decodeEvent } from '../../lambdas/lib/kinesis-input.js';
 import { CLAIM_CHECK_HEADER, ClaimCheckError, claimCheckValue } from '../../src/sinks/claim-check/envelope.js';
 import { ClaimCheckResolver } from '../../src/sinks/claim-check/resolver.js';
-import type { ClaimCheckStore } from '../../src/sinks/claim-check/s3-store.js';
+import { type ClaimCheckStore, translateS3Error } from '../../src/sinks/claim-check/s3-store.js';
 
 class Store implements ClaimCheckStore {
   readonly objects = new Map<string, Buffer>();
@@ -96,4 +96,28 @@ test('a missing or tampered object makes the record poison with the reason; tran
     resolveClaimChecks(again, () => resolver),
     /SlowDown/,
   );
+});
+
+test('a denied read names the likely cause (expired by the lifecycle rule) and the fixes, with the record age', async () => {
+  const store = new Store();
+  const denied = Object.assign(new Error('Access Denied'), { name: 'AccessDenied' });
+  store.get = async (b, key) => {
+    throw translateS3Error(denied, 'GetObject', b, key);
+  };
+  const record = pointerRecord(store, 'old');
+  record.kinesis.approximateArrivalTimestamp = (Date.now() - 30 * 3_600_000) / 1000;
+  const parents = decodeEvent([record], 'record');
+  const err = await resolveClaimChecks(parents, () => new ClaimCheckResolver(store)).then(
+    () => null,
+    (e: unknown) => e as ClaimCheckError,
+  );
+  assert.ok(err instanceof ClaimCheckError, 'thrown: retried, since a grant can fix it');
+  assert.equal(err.permanent, false);
+  assert.match(err.message, /s3:GetObject on s3:\/\/b\/old was denied \(AccessDenied\)/);
+  assert.match(err.message, /lifecycle rule already expired/);
+  assert.match(err.message, /claimCheck\.expiration/);
+  assert.match(err.message, /s3:ListBucket/);
+  assert.match(err.message, /the record arrived 30\.0 h ago/);
+  // A denied write stays a grant problem.
+  assert.match(translateS3Error(denied, 'PutObject', 'b', 'k').message, /grant the role s3:PutObject/);
 });

@@ -38,9 +38,15 @@ export class ClaimCheckError extends Error {
   override name = 'ClaimCheckError';
   /** True when retrying cannot help (object gone, checksum mismatch, malformed pointer). */
   readonly permanent: boolean;
-  constructor(message: string, options: { permanent: boolean; cause?: unknown }) {
+  /**
+   * A read S3 denied: without s3:ListBucket that is also how S3 answers for a missing (expired) object, so it may
+   * be either; retried like a transient failure, since a grant can fix it.
+   */
+  readonly readDenied: boolean;
+  constructor(message: string, options: { permanent: boolean; cause?: unknown; readDenied?: boolean }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.permanent = options.permanent;
+    this.readDenied = options.readDenied ?? false;
   }
 }
 

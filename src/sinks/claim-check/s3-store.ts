@@ -67,6 +67,7 @@ export function translateS3Error(err: unknown, operation: string, bucket: string
   const where = `s3://${bucket}/${key}`;
   let hint: string;
   let permanent = false;
+  let readDenied = false;
   switch (name) {
     case 'NoSuchBucket':
       hint = `claim-check bucket "${bucket}" does not exist; create it or fix sink.claim.check.bucket`;
@@ -77,6 +78,14 @@ export function translateS3Error(err: unknown, operation: string, bucket: string
       break;
     case 'AccessDenied':
     case 'Forbidden':
+      if (operation === 'GetObject') {
+        // S3 answers a GetObject of a missing key with 403 unless the caller may s3:ListBucket.
+        hint = `s3:GetObject on ${where} was denied (${name}); S3 answers so for a missing object too when the role may not s3:ListBucket (the CDK app's may not), so the likely cause is an object the bucket's lifecycle rule already expired because its expiry is shorter than how late this consumer reads (stream retention, retries, replays from a dead-letter queue): raise the expiry (CdcPipeline claimCheck.expiration) above the longest consumer lag, and grant s3:ListBucket on the bucket to have a missing object reported as missing; if the object exists, grant the role s3:GetObject on the bucket (and kms:Decrypt on its key)`;
+        readDenied = true;
+        break;
+      }
+      hint = `not allowed to call s3:${operation} on ${where} (${name}); grant the role s3:${operation} on the bucket (and kms:${operation === 'PutObject' ? 'GenerateDataKey' : 'Decrypt'} on its key)`;
+      break;
     case 'InvalidAccessKeyId':
     case 'SignatureDoesNotMatch':
     case 'ExpiredToken':
@@ -89,5 +98,5 @@ export function translateS3Error(err: unknown, operation: string, bucket: string
     default:
       hint = `s3:${operation} on ${where} failed (${name})`;
   }
-  return new ClaimCheckError(`${hint}: ${errorMessage(err)}`, { permanent, cause: err });
+  return new ClaimCheckError(`${hint}: ${errorMessage(err)}`, { permanent, cause: err, readDenied });
 }
