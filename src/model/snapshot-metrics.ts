@@ -130,7 +130,10 @@ export class SnapshotMetrics implements SnapshotMetricsView {
     if (!chunksFollow) this.endedAtMs = this.now();
   }
 
-  /** The snapshot (consistent, or chunked when the capture stops before it finished) was interrupted. */
+  /**
+   * The snapshot was interrupted: the consistent one failed, or the capture stopped (or a stop-snapshot signal
+   * emptied it) before the chunked one finished.
+   */
   aborted(): void {
     this.abortedFlag = true;
     this.running = false;
