@@ -50,13 +50,16 @@ export class HistoryRecorder implements SchemaHistory {
     return entries;
   }
 
-  /** Records `entry` with the current server generation on its position; its `seq` becomes the sequence. */
+  /**
+   * Records `entry` as the next of the sequence (whatever `seq` the writer gave it: the streamer and the snapshot
+   * number their entries too, and this is where the numbers are decided), with the current server generation on
+   * its position.
+   */
   async record(entry: SchemaHistoryEntry): Promise<void> {
-    this.seq = Math.max(this.seq, entry.seq);
+    const seq = ++this.seq;
     const generation = this.generation();
-    await this.inner.record(
-      generation > 0 ? { ...entry, position: { ...entry.position, server_generation: generation } } : entry,
-    );
+    const position = generation > 0 ? { ...entry.position, server_generation: generation } : entry.position;
+    await this.inner.record({ ...entry, seq, position });
     this.metrics?.recorded(entry.ddl);
   }
 

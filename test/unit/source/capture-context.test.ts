@@ -84,8 +84,10 @@ describe('MySqlCaptureContext', () => {
     assert.equal(context.history.sequence, 41);
     assert.deepEqual(context.history.recordedUpTo, { file: 'bin.000002', pos: 120, server_generation: 1 });
     server.generation = 2;
-    await context.history.record({ ...stored, seq: context.history.next(), position: { file: 'bin.000003', pos: 4 } });
+    assert.equal(context.history.next(), 42);
+    await context.history.record({ ...stored, seq: 7, position: { file: 'bin.000003', pos: 4 } });
     assert.equal(context.history.sequence, 42);
+    assert.equal(written[0].seq, 42, 'the recorder numbers the entry');
     assert.deepEqual(written[0].position, { file: 'bin.000003', pos: 4, server_generation: 2 });
   });
 });
