@@ -67,7 +67,8 @@ export class MySqlSource implements ChangeSource {
   async isCaughtUp(): Promise<boolean> {
     if (this.m.phase === 'stopped') return true;
     const ours = this.stream?.lastEventEnd;
-    if (this.m.phase !== 'streaming' || !ours) return false;
+    // Not before the stream's first event (its position is not known yet).
+    if (this.m.phase !== 'streaming' || !ours?.file) return false;
     if (this.stream?.snapshotsBusy) return false;
     this.statusConn ??= await this.options.connect();
     const r = await readBinlogStatus(this.statusConn);
