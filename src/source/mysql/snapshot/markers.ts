@@ -51,10 +51,13 @@ export class MarkerSequencer {
     this.tableTsMs = tsMs;
   }
 
-  /** Awaiting it is the backpressure: it resolves when the previous row has been emitted. */
-  async row(row: Row): Promise<void> {
+  /**
+   * Awaiting it is the backpressure: it resolves when the previous row has been emitted. The common case (a row
+   * follows a row of the same table) hands back the emit's own promise, without async frames of its own per row.
+   */
+  row(row: Row): Promise<void> {
     const table = this.current;
-    if (!table) throw new Error('MarkerSequencer.row() before beginTable()');
+    if (!table) return Promise.reject(new Error('MarkerSequencer.row() before beginTable()'));
     const next: Held = {
       table,
       row,
@@ -64,6 +67,14 @@ export class MarkerSequencer {
       lastInTable: false,
     };
     this.rowsInTable++;
+    const h = this.held;
+    if (h === null || this.pendingDone.length > 0) return this.flushThenHold(next);
+    // The caller awaits this row before the next row or endTable(), so holding `next` already is unobservable.
+    this.held = next;
+    return this.emit(h.table, h.row, markerFor(h, false), h.tsMs);
+  }
+
+  private async flushThenHold(next: Held): Promise<void> {
     await this.flushHeld(false);
     this.held = next;
   }
