@@ -54,6 +54,12 @@ test('numberText equals String(v) for integers of every width, negatives, fracti
     1e9,
     -1e9,
     1_000_000_001,
+    2_147_483_647,
+    2_147_483_648,
+    -2_147_483_648,
+    2_200_000_000,
+    2_200_000_007,
+    2_210_000_000,
     100_000_000_000,
     1704067200000000,
     1704067200000001,
@@ -70,5 +76,7 @@ test('numberText equals String(v) for integers of every width, negatives, fracti
     Number.NEGATIVE_INFINITY,
   ];
   for (let x = 1; x < Number.MAX_SAFE_INTEGER; x = x * 7 + 3) cases.push(x, -x, x + 0.25);
+  // Every digit count of the low half (0 to 8 digits) above 2^31.
+  for (let lo = 0; lo < 1e8; lo = lo * 10 + 9) cases.push(3e9 + lo, 1704067200000000 + lo, 3e9 + lo + 1);
   for (const v of cases) assert.equal(numberText(v), String(v), String(v));
 });
