@@ -189,7 +189,9 @@ export class InitialSnapshotRunner implements SnapshotRunner {
           logger.info('snapshot position established', { file: pos.file, pos: pos.pos, tables: tables.length });
         },
         onRow: async (table, row, marker, tsMs) => {
-          await flushHeldSchemaEvent('true');
+          // Only the first row finds a held schema event; the others skip building its source block and id. (Rows
+          // come after every schema event, so the id counter the skipped calls advanced is read by no one.)
+          if (heldSchemaEvent !== null) await flushHeldSchemaEvent('true');
           // Rows arrive table by table: the progress id is built once per table, not per row.
           if (table !== progressTable) {
             progressTable = table;
