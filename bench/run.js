@@ -6,8 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { testNode } from '../scripts/test-node.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const all = readdirSync(here)
@@ -31,7 +32,14 @@ const TINY = {
 };
 // One temp folder for the whole run (servers' datadirs, binlogs, JVM files), removed at the end.
 const runTmp = mkdtempSync(join(tmpdir(), 'cdc-bench-run-'));
-const env = { ...(tiny ? { ...TINY, ...process.env } : process.env), TMPDIR: runTmp };
+// The image's Node (22, scripts/test-node.js fetches it on an older machine), first on PATH too: the benchmarks'
+// own child processes (capture, zongji reference) spawn process.execPath, so they run on it as well.
+const node = testNode();
+const env = {
+  ...(tiny ? { ...TINY, ...process.env } : process.env),
+  TMPDIR: runTmp,
+  PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`,
+};
 const unknown = wanted.filter((w) => !all.includes(w));
 if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${all.join(', ')}`);
@@ -45,7 +53,7 @@ for (const name of wanted.length ? wanted : all) {
   // Each benchmark runs in its own process so peak-RSS figures are not polluted by the others, with the capture
   // image's heap settings (Dockerfile NODE_OPTIONS): the benchmarks that measure our RSS in-process measure the image's.
   const args = ['--expose-gc', ...imageOptions, '--import', 'tsx', join(here, 'run-one.ts'), name];
-  const r = spawnSync(process.execPath, args, { stdio: 'inherit', env });
+  const r = spawnSync(node, args, { stdio: 'inherit', env });
   if (r.status !== 0) {
     console.error(`benchmark ${name} failed (exit ${r.status})`);
     failed = true;
