@@ -37,7 +37,7 @@
  */
 
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import {
   ConditionalCheckFailedException,
   DynamoDBClient,
@@ -49,6 +49,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { errorMessage } from '../src/common/errors.js';
+import { CONSUMER_SERVICES, ConsumerMetric } from '../src/metrics/names.js';
 import { ClaimCheckResolver } from '../src/sinks/claim-check/resolver.js';
 import { S3ClaimCheckStore } from '../src/sinks/claim-check/s3-store.js';
 import { stringifyJson } from '../src/transforms/json.js';
@@ -57,7 +58,7 @@ import { changeOrder, sequenceOrder } from './lib/binlog-order.js';
 import { claimCheckOf, resolveClaimChecks } from './lib/claim-check.js';
 import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
 import { itemBytes, MAX_ITEM_BYTES, toItem } from './lib/dynamo-values.js';
-import { clientConfig, consumerLogger, envEnum, envInt } from './lib/env.js';
+import { clientConfig, consumerLogger, consumerMetrics, envEnum, envInt } from './lib/env.js';
 import { eventIdOf, serverGenerationOf } from './lib/event-ids.js';
 import { decodeEvent, type InputFormat, type ParentRecord } from './lib/kinesis-input.js';
 import { processKinesisBatch } from './lib/partial-batch.js';
@@ -96,7 +97,7 @@ type Outcome = 'written' | 'stale' | 'skipped' | 'pointer' | 'oversize';
 
 export function createMaterializer(options: MaterializerOptions): KinesisHandler {
   const logger = options.logger ?? new Logger({ serviceName: 'cdc-materializer' });
-  const metrics = options.metrics ?? new Metrics({ namespace: 'ServerlessCdc', serviceName: 'materializer' });
+  const metrics = options.metrics ?? consumerMetrics(process.env, CONSUMER_SERVICES.materializer);
   const template = options.tableNameTemplate ?? '{db}.{table}';
   const dynamo = options.dynamo;
   let resolver = options.claimCheckResolver;
@@ -294,11 +295,11 @@ export function createMaterializer(options: MaterializerOptions): KinesisHandler
         );
       });
     const response = await processKinesisBatch(event, handle, { inParallel: true });
-    metrics.addMetric('ItemsWritten', MetricUnit.Count, counts.written);
-    metrics.addMetric('OversizeRows', MetricUnit.Count, counts.oversize + counts.pointer);
-    metrics.addMetric('StaleEventsSkipped', MetricUnit.Count, counts.stale);
-    metrics.addMetric('EventsIgnored', MetricUnit.Count, counts.skipped);
-    metrics.addMetric('FailedRecords', MetricUnit.Count, response.batchItemFailures.length);
+    metrics.addMetric(ConsumerMetric.ItemsWritten, MetricUnit.Count, counts.written);
+    metrics.addMetric(ConsumerMetric.OversizeRows, MetricUnit.Count, counts.oversize + counts.pointer);
+    metrics.addMetric(ConsumerMetric.StaleEventsSkipped, MetricUnit.Count, counts.stale);
+    metrics.addMetric(ConsumerMetric.EventsIgnored, MetricUnit.Count, counts.skipped);
+    metrics.addMetric(ConsumerMetric.FailedRecords, MetricUnit.Count, response.batchItemFailures.length);
     metrics.publishStoredMetrics();
     return response;
   };
@@ -336,6 +337,7 @@ export function materializerFromEnv(env: Readonly<Record<string, string | undefi
     ),
     ...(env.CDC_DLQ_URL ? { dlq: new SqsDeadLetterQueue(new SQSClient(aws), env.CDC_DLQ_URL) } : {}),
     logger: consumerLogger(env, 'cdc-materializer'),
+    metrics: consumerMetrics(env, CONSUMER_SERVICES.materializer),
   });
 }
 

@@ -33,12 +33,13 @@
  */
 
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { errorMessage, isRetriable } from '../src/common/errors.js';
+import { CONSUMER_SERVICES, ConsumerMetric } from '../src/metrics/names.js';
 import type { SinkRecord } from '../src/model/sink-record.js';
 import { ClaimChecker } from '../src/sinks/claim-check/claim-checker.js';
 import { ClaimCheckResolver } from '../src/sinks/claim-check/resolver.js';
@@ -49,7 +50,15 @@ import { buildChain, type TransformChain, toSinkRecord, transformsFromEnv } from
 import { resolveClaimChecks } from './lib/claim-check.js';
 import { type DeadLetter, type DeadLetterQueue, SqsDeadLetterQueue } from './lib/dead-letter.js';
 import { DeliveryTracker } from './lib/delivery-tracker.js';
-import { clientConfig, consumerLogger, envBool, envEnum, envInt, LambdaConfigError } from './lib/env.js';
+import {
+  clientConfig,
+  consumerLogger,
+  consumerMetrics,
+  envBool,
+  envEnum,
+  envInt,
+  LambdaConfigError,
+} from './lib/env.js';
 import { eventIdOf, RecentIds } from './lib/event-ids.js';
 import { decodeEvent, type InputFormat, type ParentRecord } from './lib/kinesis-input.js';
 import { processKinesisBatch } from './lib/partial-batch.js';
@@ -100,7 +109,7 @@ class AttemptCounter {
 
 export function createTransformRouter(options: TransformRouterOptions): KinesisHandler {
   const logger = options.logger ?? new Logger({ serviceName: 'cdc-transform-router' });
-  const metrics = options.metrics ?? new Metrics({ namespace: 'ServerlessCdc', serviceName: 'transform-router' });
+  const metrics = options.metrics ?? consumerMetrics(process.env, CONSUMER_SERVICES.transformRouter);
   const payload = options.payload ?? 'value';
   const tracker = new DeliveryTracker(options.routing, payload, false);
   tracker.attach(options.kinesis);
@@ -233,11 +242,11 @@ export function createTransformRouter(options: TransformRouterOptions): KinesisH
       attempts.clear(p.eventId);
       for (const id of idsOf.get(p.index) ?? []) seen.add(id);
     }
-    metrics.addMetric('RecordsIn', MetricUnit.Count, inCount);
-    metrics.addMetric('RecordsOut', MetricUnit.Count, all.length);
-    metrics.addMetric('DuplicatesDropped', MetricUnit.Count, repeats);
-    metrics.addMetric('DeadLettered', MetricUnit.Count, deadLettered);
-    metrics.addMetric('FailedRecords', MetricUnit.Count, response.batchItemFailures.length);
+    metrics.addMetric(ConsumerMetric.RecordsIn, MetricUnit.Count, inCount);
+    metrics.addMetric(ConsumerMetric.RecordsOut, MetricUnit.Count, all.length);
+    metrics.addMetric(ConsumerMetric.DuplicatesDropped, MetricUnit.Count, repeats);
+    metrics.addMetric(ConsumerMetric.DeadLettered, MetricUnit.Count, deadLettered);
+    metrics.addMetric(ConsumerMetric.FailedRecords, MetricUnit.Count, response.batchItemFailures.length);
     metrics.publishStoredMetrics();
     return response;
   };
@@ -292,6 +301,7 @@ export function transformRouterFromEnv(env: Readonly<Record<string, string | und
         }
       : {}),
     logger: consumerLogger(env, 'cdc-transform-router'),
+    metrics: consumerMetrics(env, CONSUMER_SERVICES.transformRouter),
   });
 }
 

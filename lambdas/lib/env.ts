@@ -1,6 +1,8 @@
 /** Environment parsing shared by the Lambda adapters, with actionable messages. */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { CONNECTOR_DIMENSION, METRICS_NAMESPACE } from '../../src/metrics/names.js';
 
 export class LambdaConfigError extends Error {
   override name = 'LambdaConfigError';
@@ -50,4 +52,17 @@ export function clientConfig(env: Env): { region?: string; endpoint?: string; re
 export function consumerLogger(env: Env, serviceName: string): Logger {
   const connector = env.CDC_CONNECTOR_NAME;
   return new Logger({ serviceName, ...(connector ? { persistentKeys: { connector } } : {}) });
+}
+
+/**
+ * A consumer's metrics: the task's namespace, and `CDC_CONNECTOR_NAME` as the `Connector` dimension beside
+ * Powertools' `service`, so one pipeline's consumer can be selected (the CDK alarms and dashboard do).
+ */
+export function consumerMetrics(env: Env, serviceName: string): Metrics {
+  const connector = env.CDC_CONNECTOR_NAME;
+  return new Metrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName,
+    ...(connector ? { defaultDimensions: { [CONNECTOR_DIMENSION]: connector } } : {}),
+  });
 }

@@ -130,6 +130,28 @@ export const ALL_METRIC_NAMES: readonly MetricName[] = [
   ...Object.values(RetentionMetric),
 ];
 
+/**
+ * What the Lambda consumers publish (EMF through Powertools) in the same namespace, under the dimensions
+ * `Connector` (CDC_CONNECTOR_NAME, set by CdcPipeline) and `service` (the consumer), so alarms and dashboards
+ * select one pipeline's consumer.
+ */
+export const ConsumerMetric = {
+  RecordsIn: 'RecordsIn',
+  RecordsOut: 'RecordsOut',
+  DuplicatesDropped: 'DuplicatesDropped',
+  DeadLettered: 'DeadLettered',
+  FailedRecords: 'FailedRecords',
+  ItemsWritten: 'ItemsWritten',
+  OversizeRows: 'OversizeRows',
+  StaleEventsSkipped: 'StaleEventsSkipped',
+  EventsIgnored: 'EventsIgnored',
+} as const;
+export type ConsumerMetricName = (typeof ConsumerMetric)[keyof typeof ConsumerMetric];
+export const CONSUMER_METRIC_NAMES: readonly ConsumerMetricName[] = Object.values(ConsumerMetric);
+/** Powertools' service dimension; its values are the consumers' service names. */
+export const SERVICE_DIMENSION = 'service';
+export const CONSUMER_SERVICES = { transformRouter: 'cdc-transform-router', materializer: 'cdc-materializer' } as const;
+
 /** Non-metric EMF properties (searchable in Logs Insights, never dimensions: they change all the time). */
 export const EmfProperty = {
   Phase: 'Phase',

@@ -1,8 +1,15 @@
 /** The pipeline's CloudWatch dashboard: lag, throughput, snapshot, task, Kinesis, consumers and alarm status. */
 import { aws_cloudwatch as cloudwatch, Duration, type aws_kinesis as kinesis } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { type MetricName, RetentionMetric, SnapshotMetric, StreamingMetric } from '../../../src/metrics/names.js';
-import { captureMetric } from './capture-metrics.js';
+import {
+  CONSUMER_SERVICES,
+  ConsumerMetric,
+  type MetricName,
+  RetentionMetric,
+  SnapshotMetric,
+  StreamingMetric,
+} from '../../../src/metrics/names.js';
+import { captureMetric, consumerMetric } from './capture-metrics.js';
 import type { CdcCaptureService } from './capture-service.js';
 import type { CdcConsumers } from './consumers.js';
 import type { PipelinePart } from './scope.js';
@@ -115,6 +122,25 @@ export class CdcDashboard implements PipelinePart {
         width: 12,
       }),
     );
+    // What the consumers did with the records (their EMF metrics, selected by this pipeline's Connector).
+    const router = (name: (typeof ConsumerMetric)[keyof typeof ConsumerMetric]) =>
+      consumerMetric(p.connectorName, CONSUMER_SERVICES.transformRouter, name, { label: `router ${name}` });
+    const materializer = (name: (typeof ConsumerMetric)[keyof typeof ConsumerMetric]) =>
+      consumerMetric(p.connectorName, CONSUMER_SERVICES.materializer, name, { label: `materializer ${name}` });
+    const records = [
+      ...(p.consumers.transformRouter
+        ? [
+            router(ConsumerMetric.RecordsOut),
+            router(ConsumerMetric.DuplicatesDropped),
+            router(ConsumerMetric.DeadLettered),
+          ]
+        : []),
+      ...(p.consumers.materializer
+        ? [materializer(ConsumerMetric.ItemsWritten), materializer(ConsumerMetric.StaleEventsSkipped)]
+        : []),
+    ];
+    if (records.length > 0)
+      d.addWidgets(new cloudwatch.GraphWidget({ title: 'Consumer records (per minute)', left: records, width: 24 }));
     if (p.alarms.length > 0)
       d.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...p.alarms], width: 24 }));
     this.dashboard = d;

@@ -26,6 +26,7 @@ import { envName, envToConfig } from '../../../src/config/sources.js';
 import {
   ALL_METRIC_NAMES,
   CONNECTOR_DIMENSION,
+  CONSUMER_METRIC_NAMES,
   METRICS_NAMESPACE,
   RetentionMetric,
   SnapshotMetric,
@@ -563,12 +564,35 @@ describe('alarms and dashboard', () => {
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
   });
 
+  test("consumer metrics on the dashboard select this pipeline's consumer: Connector and the function's service name", () => {
+    const [[, dash]] = ofType('AWS::CloudWatch::Dashboard');
+    const body = JSON.parse(JSON.stringify(stack.resolve(dash.Properties.DashboardBody))) as {
+      'Fn::Join': [string, unknown[]];
+    };
+    const text = body['Fn::Join'][1].map((x) => (typeof x === 'string' ? x : '"?"')).join('');
+    const services = new Set(
+      ofType('AWS::Lambda::Function').map(
+        ([, f]) =>
+          (f.Properties.Environment as { Variables: Record<string, string> }).Variables.POWERTOOLS_SERVICE_NAME,
+      ),
+    );
+    const seen = [...text.matchAll(/\["ServerlessCDC","(\w+)","Connector","([^"]+)","service","([^"]+)"/g)];
+    assert.ok(seen.length >= 4, text.slice(0, 400));
+    for (const [, name, connector, service] of seen) {
+      assert.ok(CONSUMER_METRIC_NAMES.includes(name as never), name);
+      assert.equal(connector, 'orders');
+      assert.ok(services.has(service), `${service} is a consumer's POWERTOOLS_SERVICE_NAME`);
+    }
+    assert.deepEqual(new Set(seen.map((m) => m[3])), services, 'both consumers are on the dashboard');
+  });
+
   test('dashboard widgets reference only published metric names', () => {
     const [[, dash]] = ofType('AWS::CloudWatch::Dashboard');
     const body = JSON.stringify(stack.resolve(dash.Properties.DashboardBody));
     const used = new Set<string>();
     for (const m of body.matchAll(new RegExp(`\\\\"${METRICS_NAMESPACE}\\\\",\\\\"(\\w+)\\\\"`, 'g'))) used.add(m[1]);
-    for (const name of used) assert.ok(ALL_METRIC_NAMES.includes(name as never), name);
+    for (const name of used)
+      assert.ok(ALL_METRIC_NAMES.includes(name as never) || CONSUMER_METRIC_NAMES.includes(name as never), name);
     for (const name of [
       StreamingMetric.MilliSecondsBehindSource,
       StreamingMetric.TotalNumberOfEventsSeen,
