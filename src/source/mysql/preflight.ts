@@ -428,8 +428,21 @@ async function retentionCheck(
   return { id, status: 'pass', message: `Binlogs are kept for ${hours.toFixed(1)} h` };
 }
 
+/**
+ * MariaDB's size-bound retention (`max_binlog_total_size`): the file is purged once the binlog from it on outgrows
+ * the bound, however young it is. Low = under a quarter of the bound left.
+ */
+function sizeBound(m: RunwayMeasurement): { text: string; low: boolean } | null {
+  if (m.setting.maxTotalBytes === undefined || m.bytesLeft === undefined) return null;
+  const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
+  return {
+    text: `size-bound retention: max_binlog_total_size = ${m.setting.maxTotalBytes} purges it once ${mib(Math.max(0, m.bytesLeft))} more binlog is written (whatever its age)`,
+    low: m.bytesLeft < m.setting.maxTotalBytes / 4,
+  };
+}
+
 /** How long the resume position has left before the retention purges its file (docs/deploy.md#retention-runway). */
-async function runwayCheck(
+export async function runwayCheck(
   measure: NonNullable<PreflightOptions['runway']>,
   minHours: number,
 ): Promise<PreflightCheck> {
@@ -453,14 +466,23 @@ async function runwayCheck(
       fix: 'Start with snapshot.mode=when_needed (takes a new snapshot), and raise the binlog retention so it does not happen again.',
     };
   }
+  const size = sizeBound(m);
+  if (size?.low)
+    return {
+      id,
+      status: 'warn',
+      message: `The ${of} (${m.neededFile}): ${size.text}${oldest}`,
+      fix: 'Raise max_binlog_total_size (or set it to 0 and rely on binlog_expire_logs_seconds) and keep the capture running.',
+    };
+  const sizeText = size ? `; ${size.text}` : '';
   if (m.seconds === null) {
     return {
       id,
       status: 'pass',
-      message: `The ${of} (${m.neededFile}) is not purged automatically (${m.setting.setting})${oldest}`,
+      message: `The ${of} (${m.neededFile}) is not purged by age (${m.setting.setting})${sizeText}${oldest}`,
     };
   }
-  const text = `The ${of} (${m.neededFile}) has ${formatDuration(m.seconds)} before the retention may purge it (${m.setting.setting})${oldest}`;
+  const text = `The ${of} (${m.neededFile}) has ${formatDuration(m.seconds)} before the retention may purge it (${m.setting.setting})${sizeText}${oldest}`;
   if (m.seconds < minHours * 3600) {
     return {
       id,

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import type { Logger } from '../../../src/common/logger.js';
 import { HealthMonitor, MetricsCollector, RetentionMetric, toEmf, toPrometheus } from '../../../src/metrics/index.js';
 import { CaptureMetrics } from '../../../src/model/capture-metrics.js';
+import { runwayCheck } from '../../../src/source/mysql/preflight.js';
 import { CaptureRunway } from '../../../src/source/mysql/retention/capture-runway.js';
 import {
   rdsRetention,
@@ -168,5 +169,48 @@ describe('RetentionRunwaySeconds metric', () => {
     const unlimited = source(null);
     const none = new MetricsCollector(unlimited, task, () => NOW).sample();
     assert.equal(RetentionMetric.RetentionRunwaySeconds in none.values, false);
+  });
+});
+
+describe("MariaDB's size-bound retention (max_binlog_total_size)", () => {
+  const MiB = 1048576;
+  test('detected beside the time-based setting; bytes left = the bound minus the binlog from the needed file on', async () => {
+    const vars = new Map(
+      Object.entries({ binlog_expire_logs_seconds: '86400', max_binlog_total_size: String(100 * MiB) }),
+    );
+    const setting = variableRetention(vars);
+    assert.equal(setting.seconds, 86400);
+    assert.equal(setting.maxTotalBytes, 100 * MiB);
+    assert.match(setting.setting, /binlog_expire_logs_seconds = 86400, max_binlog_total_size = 104857600/);
+    assert.equal(variableRetention(new Map([['max_binlog_total_size', '0']])).maxTotalBytes, undefined);
+    const conn = {
+      async query(sql: string): Promise<[unknown, unknown]> {
+        if (sql.startsWith('CALL')) throw Object.assign(new Error('no such procedure'), { errno: 1305 });
+        if (sql === 'SHOW BINARY LOGS')
+          return [LOGS.map((Log_name, i) => ({ Log_name, File_size: [50, 30, 10][i]! * MiB })), []];
+        assert.match(sql, /max_binlog_total_size/);
+        return [[...vars].map(([Variable_name, Value]) => ({ Variable_name, Value })), []];
+      },
+      async end() {},
+    };
+    const monitor = new RunwayMonitor({
+      connect: async () => conn as never,
+      fileStartTime: async (f) => STARTS[f] ?? null,
+      now: () => NOW,
+    });
+    const m = await monitor.measure('bin.000007');
+    assert.equal(m.bytesLeft, 10 * MiB, '100 MiB bound, 90 MiB from bin.000007 on');
+    assert.equal(m.seconds, 4 * H, 'the time-based runway is unchanged');
+    // cdc check: a size bound nearly reached is a warning naming the setting; further away, a note.
+    const low = await runwayCheck(async () => ({ measurement: m, of: 'stored offset' }), 24);
+    assert.equal(low.status, 'warn');
+    assert.match(low.message, /size-bound retention: max_binlog_total_size = 104857600 purges it once 10\.0 MiB more/);
+    assert.match(low.fix ?? '', /Raise max_binlog_total_size/);
+    const far = await runwayCheck(
+      async () => ({ measurement: await monitor.measure('bin.000009'), of: 'current position' }),
+      1,
+    );
+    assert.equal(far.status, 'pass');
+    assert.match(far.message, /size-bound retention: .* 90\.0 MiB more binlog is written/);
   });
 });

@@ -1,7 +1,9 @@
 /**
  * How long the server keeps binlog files: RDS/Aurora's `binlog retention hours` (mysql.rds_show_configuration,
  * which overrides the server variables there), else `binlog_expire_logs_seconds` (MySQL 8, MariaDB 10.6+), else
- * `expire_logs_days` (older servers; MySQL 8.0 still honours it when the seconds are 0).
+ * `expire_logs_days` (older servers; MySQL 8.0 still honours it when the seconds are 0). MariaDB 11.4+ may also
+ * bound the binlog by size (`max_binlog_total_size`, alias `binlog_space_limit`): the oldest files are purged
+ * whenever the total exceeds it, whatever their age.
  */
 import type { StatusQueryable } from '../binlog-status.js';
 
@@ -13,6 +15,8 @@ export interface RetentionSetting {
   source: RetentionSource;
   /** The setting as the operator sees it, e.g. `'binlog retention hours' = 24`. */
   setting: string;
+  /** MariaDB's size bound (`max_binlog_total_size` > 0): the binlog is purged down to this many bytes. */
+  maxTotalBytes?: number;
 }
 
 /** RDS's setting from CALL mysql.rds_show_configuration rows (null when there is no such row). */
@@ -28,6 +32,13 @@ export function rdsRetention(rows: ReadonlyArray<Record<string, unknown>>): Rete
 
 /** The server variables' setting (MySQL/MariaDB without RDS's procedure). */
 export function variableRetention(vars: ReadonlyMap<string, string>): RetentionSetting {
+  const bySize = Number(vars.get('max_binlog_total_size') ?? vars.get('binlog_space_limit') ?? 0) || 0;
+  const time = timeRetention(vars);
+  if (bySize <= 0) return time;
+  return { ...time, maxTotalBytes: bySize, setting: `${time.setting}, max_binlog_total_size = ${bySize}` };
+}
+
+function timeRetention(vars: ReadonlyMap<string, string>): RetentionSetting {
   const seconds = Number(vars.get('binlog_expire_logs_seconds') ?? 0) || 0;
   const days = Number(vars.get('expire_logs_days') ?? 0) || 0;
   // MySQL 8.0.29+: automatic purging can be switched off altogether.
@@ -56,7 +67,7 @@ export async function readRetentionSetting(conn: StatusQueryable): Promise<Reten
     // Not RDS/Aurora: the procedure does not exist (or we may not run it); the variables apply.
   }
   const [rows] = await conn.query(
-    "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('binlog_expire_logs_seconds', 'expire_logs_days', 'binlog_expire_logs_auto_purge')",
+    "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('binlog_expire_logs_seconds', 'expire_logs_days', 'binlog_expire_logs_auto_purge', 'max_binlog_total_size', 'binlog_space_limit')",
   );
   const vars = new Map<string, string>();
   for (const r of firstRows(rows)) vars.set(String(r.Variable_name).toLowerCase(), String(r.Value ?? ''));

@@ -45,6 +45,7 @@ export class RunwayMonitor {
   async measure(neededFile: string): Promise<RunwayMeasurement> {
     const conn = await this.options.connect();
     let logs: string[];
+    const sizes = new Map<string, number>();
     let setting: RetentionSetting;
     try {
       const ttl = this.options.settingTtlMs ?? 300_000;
@@ -52,7 +53,10 @@ export class RunwayMonitor {
         this.setting = { at: this.now(), value: await readRetentionSetting(conn) };
       setting = this.setting.value;
       const [rows] = await conn.query('SHOW BINARY LOGS');
-      logs = (rows as Array<{ Log_name: string }>).map((r) => String(r.Log_name));
+      logs = (rows as Array<{ Log_name: string; File_size?: unknown }>).map((r) => {
+        sizes.set(String(r.Log_name), Number(r.File_size ?? 0) || 0);
+        return String(r.Log_name);
+      });
     } finally {
       await conn.end().catch(() => {});
     }
@@ -73,6 +77,7 @@ export class RunwayMonitor {
       neededFile,
       startedAtMs: (f) => this.starts.get(f) ?? null,
       nowMs,
+      ...(setting.maxTotalBytes !== undefined ? { maxTotalBytes: setting.maxTotalBytes, fileSizes: sizes } : {}),
     });
     this.last = { ...runway, setting, measuredAtMs: nowMs };
     return this.last;

@@ -19,6 +19,10 @@ export interface RunwayInput {
   /** Start time (ms) of `file` (its first event), null when unknown. */
   startedAtMs(file: string): number | null;
   nowMs: number;
+  /** MariaDB's `max_binlog_total_size` (absent: no size bound). */
+  maxTotalBytes?: number;
+  /** SHOW BINARY LOGS `File_size` by file (needed with `maxTotalBytes`). */
+  fileSizes?: ReadonlyMap<string, number>;
 }
 
 export interface Runway {
@@ -33,10 +37,24 @@ export interface Runway {
   retentionSeconds: number | null;
   /** False when `neededFile` is no longer listed: the position is already lost. */
   neededFileExists: boolean;
+  /**
+   * Size-bound retention (MariaDB `max_binlog_total_size`): bytes the server may still write before `neededFile`
+   * is purged (the bound minus the binlog from `neededFile` on); absent without a size bound. Time-based `seconds`
+   * does not include it: how soon those bytes are written depends on the write rate.
+   */
+  bytesLeft?: number;
 }
 
 /** The runway of `neededFile` (pure). */
 export function computeRunway(input: RunwayInput): Runway {
+  const r = timeRunway(input);
+  if (input.maxTotalBytes === undefined || !r.neededFileExists) return r;
+  const i = input.logs.indexOf(input.neededFile);
+  const kept = input.logs.slice(i).reduce((n, f) => n + (input.fileSizes?.get(f) ?? 0), 0);
+  return { ...r, bytesLeft: input.maxTotalBytes - kept };
+}
+
+function timeRunway(input: RunwayInput): Runway {
   const { logs, neededFile, retentionSeconds: retention, nowMs } = input;
   const oldestFile = logs[0] ?? null;
   const oldestStart = oldestFile ? input.startedAtMs(oldestFile) : null;
