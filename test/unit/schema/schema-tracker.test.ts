@@ -274,6 +274,43 @@ describe('SchemaTracker: names, policies, persistence', () => {
     assert.equal(t0.getTable('app', 'orders'), undefined);
   });
 
+  it('answers repeated lookups (cached by exact spelling) exactly as the case-folded lookup, across DDL', () => {
+    for (const lctn of [0, 1, 2] as const) {
+      const t = tracker(['CREATE TABLE Orders (Id INT)'], { lowerCaseTableNames: lctn });
+      const spellings: [string, string][] = [
+        ['app', 'Orders'],
+        ['APP', 'orders'],
+        ['app', 'ORDERS'],
+      ];
+      const look = () => spellings.map(([db, name]) => t.getTable(db, name)?.columns.map((c) => c.name) ?? null);
+      const visible = lctn === 0 ? [['Id'], null, null] : [['Id'], ['Id'], ['Id']];
+      assert.deepEqual(look(), visible, `lower_case_table_names=${lctn}`);
+      assert.deepEqual(look(), visible, `lower_case_table_names=${lctn}, second lookup`);
+      t.apply('ALTER TABLE Orders ADD x INT', at);
+      const altered = visible.map((v) => (v ? ['Id', 'x'] : null));
+      assert.deepEqual(look(), altered, `lower_case_table_names=${lctn}, after ALTER`);
+      t.apply('RENAME TABLE Orders TO Gone', at);
+      assert.deepEqual(look(), [null, null, null], `lower_case_table_names=${lctn}, after RENAME`);
+      t.apply('CREATE TABLE Orders (Id INT, y INT)', at);
+      const saved = t.snapshot();
+      assert.deepEqual(
+        look(),
+        visible.map((v) => (v ? ['Id', 'y'] : null)),
+        `lower_case_table_names=${lctn}`,
+      );
+      t.apply('DROP DATABASE app', at);
+      assert.deepEqual(look(), [null, null, null], `lower_case_table_names=${lctn}, after DROP DATABASE`);
+      t.restore(saved);
+      assert.deepEqual(
+        look(),
+        visible.map((v) => (v ? ['Id', 'y'] : null)),
+        `lower_case_table_names=${lctn}`,
+      );
+      t.restore({ version: 1, databases: [], tables: [] });
+      assert.deepEqual(look(), [null, null, null], `lower_case_table_names=${lctn}, after restore`);
+    }
+  });
+
   it('reads "double quoted" identifiers under ANSI_QUOTES', () => {
     const t = tracker(['CREATE TABLE "q t" ("my col" INT)'], { ansiQuotes: true });
     assert.deepEqual(cols(t, 'q t'), ['my col']);

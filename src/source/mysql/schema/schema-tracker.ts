@@ -120,6 +120,12 @@ class ApplyFailure extends Error {}
 export class SchemaTracker {
   private readonly databasesByKey = new Map<string, DatabaseDef>();
   private readonly tablesByKey = new Map<string, TableDef>();
+  /**
+   * getTable's results by the exact (database, table) spelling asked for: rows events ask for the same names
+   * millions of times, and building the case-folded key each time showed in profiles. Cleared on every change to
+   * tablesByKey, so it only ever repeats what the folded lookup would return.
+   */
+  private readonly lookupCache = new Map<string, Map<string, TableDef>>();
   private readonly opts: Required<Omit<SchemaTrackerOptions, 'tableFilter' | 'serverCollation'>> & {
     serverCollation: string;
     tableFilter?: (database: string, table: string) => boolean;
@@ -161,7 +167,17 @@ export class SchemaTracker {
 
   // ---- reading / seeding ----------------------------------------------------------------------------------
   getTable(database: string, name: string): TableDef | undefined {
-    return this.tablesByKey.get(this.tableKey(database, name));
+    const hit = this.lookupCache.get(database)?.get(name);
+    if (hit !== undefined) return hit;
+    const table = this.tablesByKey.get(this.tableKey(database, name));
+    if (table === undefined) return undefined;
+    let inDb = this.lookupCache.get(database);
+    if (inDb === undefined) {
+      inDb = new Map();
+      this.lookupCache.set(database, inDb);
+    }
+    inDb.set(name, table);
+    return table;
   }
   getDatabase(name: string): DatabaseDef | undefined {
     return this.databasesByKey.get(this.key(name));
@@ -178,9 +194,11 @@ export class SchemaTracker {
   }
   /** Adds or replaces a table definition (e.g. from the loader after a reload). */
   putTable(table: TableDef): void {
+    this.lookupCache.clear();
     this.tablesByKey.set(this.tableKey(table.database, table.name), structuredClone(table));
   }
   removeTable(database: string, name: string): boolean {
+    this.lookupCache.clear();
     return this.tablesByKey.delete(this.tableKey(database, name));
   }
 
@@ -201,6 +219,7 @@ export class SchemaTracker {
     if (snapshot.version !== 1) throw new Error(`unsupported schema snapshot version ${String(snapshot.version)}`);
     this.databasesByKey.clear();
     this.tablesByKey.clear();
+    this.lookupCache.clear();
     for (const d of snapshot.databases) this.putDatabase(d);
     for (const t of snapshot.tables) this.putTable(t);
   }
@@ -370,6 +389,7 @@ export class SchemaTracker {
       case 'DROP_DATABASE': {
         const key = this.key(stmt.name);
         this.databasesByKey.delete(key);
+        this.lookupCache.clear();
         for (const [k, t] of [...this.tablesByKey]) {
           if (this.key(t.database) !== key) continue;
           this.tablesByKey.delete(k);
