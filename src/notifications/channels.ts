@@ -4,9 +4,9 @@
  * SinkNotificationChannel: key `{id}`, value `{id, type, aggregate_type, additional_data, timestamp}`), and ours,
  * `kinesis` (one PutRecord per notification on a dedicated stream, `notification.kinesis.stream.name`).
  */
-import { KinesisClient, type KinesisClientConfig, PutRecordCommand } from '@aws-sdk/client-kinesis';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { KinesisClient, KinesisClientConfig } from '@aws-sdk/client-kinesis';
 import { errorMessage } from '../common/errors.js';
+import { kinesisSdk, newKinesisClient } from '../common/kinesis-sdk.js';
 import type { Logger } from '../common/logger.js';
 import { type ConnectSchema, schemaToJson, struct, withSchema } from '../events/connect-schema.js';
 import { recordSize, type SinkRecord } from '../model/sink-record.js';
@@ -116,18 +116,19 @@ export interface KinesisNotificationChannelOptions {
 /** One record per notification, partition key = notification id, data = the notification JSON. */
 export class KinesisNotificationChannel implements NotificationChannel {
   readonly name = 'kinesis';
-  private readonly client: KinesisClient;
+  /** Created (and the SDK loaded) at the first notification. */
+  private client: Promise<KinesisClient> | null;
   private readonly ownsClient: boolean;
 
   constructor(private readonly options: KinesisNotificationChannelOptions) {
     this.ownsClient = !options.client;
-    // PutRecord needs no HTTP/2 (and local stand-ins do not speak it).
-    this.client =
-      options.client ?? new KinesisClient({ requestHandler: new NodeHttpHandler(), ...options.clientConfig });
+    this.client = options.client ? Promise.resolve(options.client) : null;
   }
 
   async send(n: Notification): Promise<void> {
-    await this.client.send(
+    this.client ??= newKinesisClient(this.options.clientConfig);
+    const [client, { PutRecordCommand }] = await Promise.all([this.client, kinesisSdk()]);
+    await client.send(
       new PutRecordCommand({
         StreamName: this.options.streamName,
         PartitionKey: n.id,
@@ -137,7 +138,11 @@ export class KinesisNotificationChannel implements NotificationChannel {
   }
 
   async close(): Promise<void> {
-    if (this.ownsClient) this.client.destroy();
+    if (this.ownsClient && this.client)
+      await this.client.then(
+        (c) => c.destroy(),
+        () => undefined,
+      );
   }
 }
 

@@ -1,6 +1,6 @@
 /** The configured signal channels besides `source` (which the MySQL source reads from the binlog itself). */
-import { KinesisClient } from '@aws-sdk/client-kinesis';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import { newKinesisClient } from '../common/kinesis-sdk.js';
 import type { Logger } from '../common/logger.js';
 import type { SignalsConfig } from '../config/types.js';
 import type { SignalChannel } from './channel.js';
@@ -25,16 +25,16 @@ export function createSignalChannels(
     out.push(new FileSignalChannel({ path: config.file, pollIntervalMs: config.pollIntervalMs, logger: log }));
   if (config.channels.has('kinesis') && config.kinesis) {
     const k = config.kinesis;
-    const client =
-      overrides.kinesisClient ??
-      new KinesisClient({
-        ...(k.region ? { region: k.region } : {}),
-        ...(k.endpoint ? { endpoint: k.endpoint } : {}),
-        requestHandler: new NodeHttpHandler(),
-      });
     out.push(
       new KinesisSignalChannel({
-        client,
+        // Without an override the client (and the SDK) is created at the first poll.
+        client:
+          overrides.kinesisClient ??
+          (() =>
+            newKinesisClient({
+              ...(k.region ? { region: k.region } : {}),
+              ...(k.endpoint ? { endpoint: k.endpoint } : {}),
+            })),
         streamName: k.streamName,
         pollIntervalMs: config.pollIntervalMs,
         logger: log,

@@ -4,21 +4,16 @@
  * shard rides in the offsets (`signal_offsets.kinesis`), so a restarted capture neither repeats nor skips a
  * signal. Without a stored position a shard is read from LATEST: signals sent before the first start are ignored.
  */
-import {
-  GetRecordsCommand,
-  type GetRecordsCommandOutput,
-  GetShardIteratorCommand,
-  type KinesisClient,
-  ListShardsCommand,
-  type ShardIteratorType,
-} from '@aws-sdk/client-kinesis';
+import type { GetRecordsCommandOutput, KinesisClient, ShardIteratorType } from '@aws-sdk/client-kinesis';
 import { errorMessage } from '../common/errors.js';
+import { type KinesisSdk, kinesisSdk } from '../common/kinesis-sdk.js';
 import type { Logger } from '../common/logger.js';
 import type { SignalChannel } from './channel.js';
 import { type SignalRecord, signalFromJson } from './signal.js';
 
 export interface KinesisSignalChannelOptions {
-  client: KinesisClient;
+  /** A client, or how to make one at the first poll (so the SDK loads only when the channel is used). */
+  client: KinesisClient | (() => Promise<KinesisClient>);
   streamName: string;
   pollIntervalMs: number;
   logger: Logger;
@@ -42,6 +37,7 @@ export class KinesisSignalChannel implements SignalChannel {
   private polling: Promise<void> = Promise.resolve();
   private stopped = false;
   private first = true;
+  private aws: { client: KinesisClient; sdk: KinesisSdk } | null = null;
 
   constructor(private readonly opts: KinesisSignalChannelOptions) {
     for (const [shard, seq] of Object.entries(opts.resume ?? {})) this.done.set(shard, seq);
@@ -73,15 +69,25 @@ export class KinesisSignalChannel implements SignalChannel {
     await this.polling;
   }
 
+  private async connect(): Promise<{ client: KinesisClient; sdk: KinesisSdk }> {
+    if (!this.aws) {
+      const c = this.opts.client;
+      const [client, sdk] = await Promise.all([typeof c === 'function' ? c() : c, kinesisSdk()]);
+      this.aws = { client, sdk };
+    }
+    return this.aws;
+  }
+
   private async poll(deliver: (signal: SignalRecord) => Promise<void>): Promise<void> {
-    await this.refreshShards();
+    const { client, sdk } = await this.connect();
+    await this.refreshShards(client, sdk);
     for (const [shardId, state] of this.shards) {
       if (this.stopped) return;
       if (state.done) continue;
-      state.iterator ??= await this.iterator(shardId);
+      state.iterator ??= await this.iterator(client, sdk, shardId);
       let out: GetRecordsCommandOutput;
       try {
-        out = await this.opts.client.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 100 }));
+        out = await client.send(new sdk.GetRecordsCommand({ ShardIterator: state.iterator, Limit: 100 }));
       } catch (err) {
         // An expired iterator (or any failure) is re-created from the last position at the next poll.
         state.iterator = null;
@@ -100,11 +106,11 @@ export class KinesisSignalChannel implements SignalChannel {
   }
 
   /** Shards known at the first poll start at LATEST (or after the stored position); later ones from the start. */
-  private async refreshShards(): Promise<void> {
+  private async refreshShards(client: KinesisClient, sdk: KinesisSdk): Promise<void> {
     let token: string | undefined;
     do {
-      const out = await this.opts.client.send(
-        new ListShardsCommand(token ? { NextToken: token } : { StreamName: this.opts.streamName }),
+      const out = await client.send(
+        new sdk.ListShardsCommand(token ? { NextToken: token } : { StreamName: this.opts.streamName }),
       );
       for (const s of out.Shards ?? []) {
         if (!s.ShardId || this.shards.has(s.ShardId)) continue;
@@ -116,15 +122,15 @@ export class KinesisSignalChannel implements SignalChannel {
     this.first = false;
   }
 
-  private async iterator(shardId: string): Promise<string> {
+  private async iterator(client: KinesisClient, sdk: KinesisSdk, shardId: string): Promise<string> {
     const seq = this.done.get(shardId);
     const type: ShardIteratorType = seq
       ? 'AFTER_SEQUENCE_NUMBER'
       : this.fromStart.has(shardId)
         ? 'TRIM_HORIZON'
         : 'LATEST';
-    const out = await this.opts.client.send(
-      new GetShardIteratorCommand({
+    const out = await client.send(
+      new sdk.GetShardIteratorCommand({
         StreamName: this.opts.streamName,
         ShardId: shardId,
         ShardIteratorType: type,
