@@ -10,7 +10,7 @@ import type { ChangeSource } from '../../model/change-source.js';
 import type { SinkRecord } from '../../model/sink-record.js';
 import { createNotificationService, type NotificationService } from '../../notifications/index.js';
 import { createConnectionFactory } from '../../source/mysql/connection-factory.js';
-import { MySqlSource } from '../../source/mysql/mysql-source.js';
+import { MySqlSource, type MySqlSourceOptions } from '../../source/mysql/mysql-source.js';
 import { VitessSource } from '../../source/vitess/vitess-source.js';
 import { applyTransforms, buildChain, TransformConfigError } from '../../transforms/index.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, loadCliConfig } from '../config-loader.js';
@@ -47,13 +47,15 @@ export function startCapture(
     onDelivered?: CaptureTask['options']['onDelivered'];
     /** Replace built components (tests inject a Kinesis client carrying fault-injection middleware). */
     overrides?: ComponentOverrides;
+    /** Wraps the source's connection factory (tests: act on the server between the source's own queries). */
+    wrapConnect?: (connect: MySqlSourceOptions['connect']) => MySqlSourceOptions['connect'];
   } = {},
 ): CaptureHandle {
   // Built first so a bad transforms.* configuration fails at start-up, before anything connects.
   const chain = buildChain(config.transforms);
   const components = buildComponents(config, logger, opts.stdout, opts.overrides);
   const notifications = createNotificationService(config, logger);
-  const source = createSource(config, components, logger, notifications);
+  const source = createSource(config, components, logger, notifications, opts.wrapConnect);
   const task = new CaptureTask({
     source,
     sink: components.sink,
@@ -88,13 +90,14 @@ function createSource(
   components: Components,
   logger: Logger,
   notifications: NotificationService | null,
+  wrapConnect: ((connect: MySqlSourceOptions['connect']) => MySqlSourceOptions['connect']) | undefined,
 ): ChangeSource {
   const sourceLogger = logger.child({ component: 'source' });
   if (config.vitess) return new VitessSource({ config, logger: sourceLogger });
   return new MySqlSource({
     config,
     history: components.schemaHistory,
-    connect: createConnectionFactory({ config, logger }),
+    connect: (wrapConnect ?? ((c) => c))(createConnectionFactory({ config, logger })),
     logger: sourceLogger,
     notifications,
   });

@@ -6,7 +6,6 @@ import { startCapture } from '../../../src/cli/commands/run.js';
 import { createLogger, silentLogger } from '../../../src/common/logger.js';
 import { parseConfig } from '../../../src/config/index.js';
 import type { CdcConfig } from '../../../src/config/types.js';
-import type { ComponentOverrides } from '../../../src/engine/components.js';
 import type { MariaDbServer } from '../../harness/mariadb.js';
 
 export interface SinkLine {
@@ -65,7 +64,7 @@ export function captureEnv(
   db: MariaDbServer,
   database: string,
   extra: Record<string, string> = {},
-  start: { overrides?: ComponentOverrides } = {},
+  start: Pick<NonNullable<Parameters<typeof startCapture>[2]>, 'overrides' | 'wrapConnect'> = {},
 ): CaptureEnv {
   const dir = mkdtempSync(join(tmpdir(), 'cdc-it-'));
   const out = join(dir, 'events.ndjson');

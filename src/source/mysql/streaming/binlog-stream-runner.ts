@@ -23,6 +23,7 @@ import { loadSchema } from '../schema/schema-loader.js';
 import { SchemaTracker } from '../schema/schema-tracker.js';
 import { checkTableMap, type TableMapInfo } from '../schema/table-map-check.js';
 import { BinlogStreamer, type BinlogStreamerOptions } from './binlog-streamer.js';
+import { binlogWindowChangesSchema, callbackConnection, loadSchemaAtOnePoint } from './schema-point.js';
 import { StreamSnapshots } from './stream-snapshots.js';
 
 export interface BinlogStreamRunnerOptions {
@@ -59,8 +60,7 @@ export class BinlogStreamRunner implements StreamRunner {
       // snapshot.mode=never on first start, or history lost: take the schema as it is now.
       logger.warn('no schema history: reading the current schema from the server', { mode: config.snapshot.mode });
       c.useSchema(new SchemaTracker(c.trackerOptions));
-      await this.recordCurrentSchema(offset);
-      return offset ?? (await currentPosition(c.connect, c.server.identity.flavor));
+      return await this.recordCurrentSchema(offset);
     }
     const upTo = c.history.recovered.filter((e) => BinlogPosition.compare(e.position, offset) <= 0);
     historyMetrics.recoveryStarted();
@@ -265,19 +265,36 @@ export class BinlogStreamRunner implements StreamRunner {
     }
   }
 
-  /** Reads the server's current schema into the context and records it in history at `at` (or now). */
-  private async recordCurrentSchema(at: SourceOffset | null): Promise<void> {
+  /**
+   * Reads the server's current schema into the context and records it in history at `at`, or, on a first start,
+   * at a position it is known to hold at, where the stream then starts (a DDL committed while the schema was read
+   * would otherwise be missed or applied twice).
+   */
+  private async recordCurrentSchema(at: SourceOffset | null): Promise<SourceOffset> {
     const c = this.options.context;
-    const conn = await c.connect();
-    let loaded: Awaited<ReturnType<typeof loadSchema>>;
-    try {
-      loaded = await loadSchema(conn, { tableFilter: c.filter, includeCreateStatements: true });
-      for (const d of loaded.databases) c.putDatabase(d);
-      for (const t of loaded.tables) c.putTable(t);
-    } finally {
-      await conn.end().catch(() => {});
-    }
-    const position = at ?? (await currentPosition(c.connect, c.server.identity.flavor));
+    const read = async () => {
+      const conn = await c.connect();
+      try {
+        return await loadSchema(conn, { tableFilter: c.filter, includeCreateStatements: true });
+      } finally {
+        await conn.end().catch(() => {});
+      }
+    };
+    const { schema: loaded, position } = at
+      ? { schema: await read(), position: at }
+      : await loadSchemaAtOnePoint({
+          position: () => currentPosition(c.connect, c.server.identity.flavor),
+          load: read,
+          windowChangesSchema: (from, to) =>
+            binlogWindowChangesSchema(
+              { connection: callbackConnection(c.connect), serverId: c.config.database.serverId, logger: c.logger },
+              from,
+              to,
+            ),
+          logger: c.logger,
+        });
+    for (const d of loaded.databases) c.putDatabase(d);
+    for (const t of loaded.tables) c.putTable(t);
     for (const t of loaded.tables) {
       const id = `${t.database}.${t.name}`;
       const entry: SchemaHistoryEntry = {
@@ -290,6 +307,7 @@ export class BinlogStreamRunner implements StreamRunner {
       };
       await c.history.record(entry);
     }
+    return position;
   }
 }
 

@@ -71,9 +71,9 @@ export interface BinlogStreamerOptions {
 const SQL_MODE_ANSI_QUOTES = 0x4n;
 /** MariaDB GTID flag: the group holds an XA transaction's rows up to its XA PREPARE. */
 const MARIADB_FL_PREPARED_XA = 64;
-const TXN_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|XA\s|SAVEPOINT|RELEASE\s+SAVEPOINT|ROLLBACK\s+TO)/i;
+export const TXN_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|XA\s|SAVEPOINT|RELEASE\s+SAVEPOINT|ROLLBACK\s+TO)/i;
 const ATOMIC_CTAS = /\s+START\s+TRANSACTION\s*$/i;
-const DML = /^\s*(INSERT|UPDATE|DELETE|REPLACE|LOAD\s+DATA|CALL)\b/i;
+export const DML = /^\s*(INSERT|UPDATE|DELETE|REPLACE|LOAD\s+DATA|CALL)\b/i;
 
 export class BinlogStreamer {
   readonly tracker: TransactionTracker;

@@ -1,0 +1,133 @@
+/**
+ * Reading the schema from the server without a snapshot (snapshot.mode=never on a first start, or schema history
+ * lost) so that it and the stream's start position describe the same point of the binlog. The schema is read
+ * between two position reads, without locks (works for a user without RELOAD or LOCK TABLES, as on Aurora/RDS):
+ * when the binlog between the two holds no statement that may change a schema, the schema is that of the first
+ * position and the stream starts there; otherwise a DDL committed during the read, which the schema may or may not
+ * show, so the read is repeated, a bounded number of times.
+ */
+import type { Connection as CallbackConnection } from 'mysql2';
+import type { Connection as PromiseConnection } from 'mysql2/promise';
+import { CdcError } from '../../../common/errors.js';
+import type { Logger } from '../../../common/logger.js';
+import { BinlogPosition, type PositionLike } from '../../../model/binlog-position.js';
+import type { SourceOffset } from '../../../model/source-offset.js';
+import { BinlogDecoder } from '../binlog/decoder.js';
+import { EventType } from '../binlog/event-types.js';
+import { BinlogReplicationClient } from '../binlog/replication/index.js';
+import { DML, TXN_CONTROL } from './binlog-streamer.js';
+
+/** How often the schema is read again when DDL kept landing while it was read. */
+export const SCHEMA_POINT_ATTEMPTS = 5;
+/** A window read that does not reach its end within this long fails (the binlog between two reads is short). */
+const WINDOW_READ_TIMEOUT_MS = 60_000;
+
+/** The schema kept changing while it was read from the server. */
+export class SchemaPointError extends CdcError {
+  constructor(message: string) {
+    // Retriable: a burst of DDL ends; the capture task restarts the source with its retry policy.
+    super('SCHEMA_INCONSISTENT', message, { retriable: true });
+  }
+}
+
+/** True for a QUERY event's statement that may change a schema (anything but transaction control and DML). */
+export function mayChangeSchema(sql: string): boolean {
+  return !TXN_CONTROL.test(sql) && !DML.test(sql);
+}
+
+export interface SchemaPointSteps<S> {
+  /** The server's current binlog position. */
+  position(): Promise<SourceOffset>;
+  /** Reads the schema. */
+  load(): Promise<S>;
+  /** True when the binlog from `from` up to `to` may hold a schema change. */
+  windowChangesSchema(from: PositionLike, to: PositionLike): Promise<boolean>;
+  attempts?: number;
+  logger: Logger;
+}
+
+/**
+ * Reads `position`, the schema, `position` again; returns the schema with the first position when nothing between
+ * the two positions may have changed a schema.
+ */
+export async function loadSchemaAtOnePoint<S>(
+  steps: SchemaPointSteps<S>,
+): Promise<{ schema: S; position: SourceOffset }> {
+  const attempts = steps.attempts ?? SCHEMA_POINT_ATTEMPTS;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const before = await steps.position();
+    const schema = await steps.load();
+    const after = await steps.position();
+    if (BinlogPosition.compare(before, after) === 0) return { schema, position: before };
+    if (!(await steps.windowChangesSchema(before, after))) return { schema, position: before };
+    steps.logger.warn('a schema change was committed while the schema was read: reading it again', {
+      from: `${before.file}:${before.pos}`,
+      to: `${after.file}:${after.pos}`,
+      attempt,
+    });
+  }
+  throw new SchemaPointError(
+    `the schema changed while it was read from the server, ${attempts} times in a row, so no binlog position is known at which it holds. Retry when no DDL runs on the captured databases, or take a snapshot (snapshot.mode=initial or no_data), which reads the schema under a consistent lock`,
+  );
+}
+
+export interface BinlogWindowOptions {
+  /** A fresh connection for the replication client (mysql2's callback connection). */
+  connection(): Promise<CallbackConnection>;
+  serverId: number;
+  logger: Logger;
+}
+
+/** Reads the binlog from `from` up to `to` and says whether a QUERY event there may change a schema. */
+export async function binlogWindowChangesSchema(
+  options: BinlogWindowOptions,
+  from: PositionLike,
+  to: PositionLike,
+): Promise<boolean> {
+  const end = BinlogPosition.of(to.file, to.pos);
+  const reached = (file: string, pos: number) => BinlogPosition.of(file, pos).compareTo(end) >= 0;
+  const client = new BinlogReplicationClient({
+    connection: options.connection,
+    serverId: options.serverId,
+    start: { file: from.file, pos: from.pos },
+    requestAnnotateRows: false,
+    logger: options.logger,
+  });
+  const decoder = new BinlogDecoder();
+  const timer = setTimeout(() => void client.stop(), WINDOW_READ_TIMEOUT_MS);
+  let done = false;
+  try {
+    await client.start();
+    decoder.setChecksum(client.session?.checksumAlgorithm === 'CRC32' ? 'CRC32' : 'NONE');
+    for await (const ev of client) {
+      if (!ev.artificial && reached(ev.file, ev.position)) {
+        done = true;
+        break;
+      }
+      const type = ev.typeCode;
+      if (type === EventType.FORMAT_DESCRIPTION) decoder.decode(ev.raw, ev.position);
+      else if (!ev.artificial && (type === EventType.QUERY || type === EventType.MARIADB_QUERY_COMPRESSED)) {
+        const event = decoder.decode(ev.raw, ev.position);
+        if (event.type === 'QUERY' && mayChangeSchema(event.query)) return true;
+      }
+      if (!ev.artificial && ev.nextPosition > 0 && reached(ev.file, ev.nextPosition)) {
+        done = true;
+        break;
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    await client.stop().catch(() => {});
+  }
+  if (!done) {
+    throw new SchemaPointError(
+      `could not read the binlog from ${from.file}:${from.pos} to ${to.file}:${to.pos} within ${WINDOW_READ_TIMEOUT_MS / 1000} s to check it for schema changes`,
+    );
+  }
+  return false;
+}
+
+/** The replication client drives mysql2's callback connection underneath the promise wrapper. */
+export function callbackConnection(connect: () => Promise<PromiseConnection>): () => Promise<CallbackConnection> {
+  return async () => ((await connect()) as unknown as { connection: CallbackConnection }).connection;
+}
