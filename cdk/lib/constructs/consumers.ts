@@ -139,9 +139,11 @@ export class CdcConsumers implements PipelinePart {
       environment: {
         CDC_CONNECTOR_NAME: this.props.connectorName,
         POWERTOOLS_SERVICE_NAME: `cdc-${file}`,
-        // On the change stream the layout is known; `auto` would take a flattened row (a task-side transform)
-        // with `topic` and `value` columns for a record line. Another input stream: detected per record.
-        ...(p.inputStream ? {} : { CDC_INPUT_FORMAT: this.props.changeStreamLayout }),
+        // On the change stream the layout is known. `value`: read as such (`auto` would take a flattened row with
+        // `topic` and `value` columns for a record line). `record`: `auto`, which reads record lines and also the
+        // value records a pipeline deployed before the switch (or with `value`) left on the stream, instead of
+        // dead-lettering them during the upgrade. Another input stream: detected per record.
+        ...(p.inputStream ? {} : { CDC_INPUT_FORMAT: this.props.changeStreamLayout === 'record' ? 'auto' : 'value' }),
         ...p.environment,
       },
       logGroup,

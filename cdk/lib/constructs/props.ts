@@ -210,9 +210,10 @@ export interface CdcPipelineProps {
    *   for Debezium Server: no headers, so no ids; the router passes repeats on and the materialiser orders by
    *   publication (it converges, but may briefly re-apply an older change after a capture crash).
    *
-   * The consumers that read the change stream are configured for this layout (`CDC_INPUT_FORMAT`); a consumer
-   * with its own `inputStream` detects the layout per record. Setting `properties['sink.kinesis.payload']` to
-   * another value is an error.
+   * The consumers that read the change stream are configured for this layout (`CDC_INPUT_FORMAT`: `auto` with
+   * `record`, so value records left by an earlier deployment are still read during the switch; `value` with
+   * `value`); a consumer with its own `inputStream` detects the layout per record. Setting
+   * `properties['sink.kinesis.payload']` to another value is an error.
    * @default 'record'
    */
   readonly changeStreamLayout?: ChangeStreamLayout;
