@@ -3,9 +3,8 @@
  * stopped after the server's first event. It registers under a random server id far from usual ones, so a running
  * capture (or replica) with database.server.id is not disconnected by it.
  */
-import type { Connection as CallbackConnection } from 'mysql2';
 import type { Connection as PromiseConnection } from 'mysql2/promise';
-import { BinlogReplicationClient } from './binlog/replication/index.js';
+import { BinlogReplicationClient, callbackConnection } from './binlog/replication/index.js';
 import { readBinlogStatus } from './binlog-status.js';
 
 export function replicationProbe(connect: () => Promise<PromiseConnection>): () => Promise<void> {
@@ -19,7 +18,7 @@ export function replicationProbe(connect: () => Promise<PromiseConnection>): () 
     }
     if (!status) throw new Error('binary logging is off: there is no binlog to stream');
     const client = new BinlogReplicationClient({
-      connection: async () => ((await connect()) as unknown as { connection: CallbackConnection }).connection,
+      connection: callbackConnection(connect),
       serverId: 4_000_000_000 + Math.floor(Math.random() * 200_000_000),
       start: { file: status.file, pos: status.pos },
       heartbeatIntervalMs: 0,

@@ -4,11 +4,10 @@
  * FORMAT_DESCRIPTION at position 4) through a short binlog dump under a random far-away server id (a running
  * capture or replica with database.server.id is not disconnected by it). Start times never change: cached.
  */
-import type { Connection as CallbackConnection } from 'mysql2';
 import type { Connection as PromiseConnection } from 'mysql2/promise';
 import { errorMessage } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
-import { BinlogReplicationClient } from '../binlog/replication/index.js';
+import { BinlogReplicationClient, callbackConnection } from '../binlog/replication/index.js';
 import { type RetentionSetting, readRetentionSetting } from './retention-setting.js';
 import { computeRunway, filesToTime, type Runway } from './runway.js';
 
@@ -90,7 +89,7 @@ export async function dumpFileStartTime(
   file: string,
 ): Promise<number | null> {
   const client = new BinlogReplicationClient({
-    connection: async () => ((await connect()) as unknown as { connection: CallbackConnection }).connection,
+    connection: callbackConnection(connect),
     serverId: 4_000_000_000 + Math.floor(Math.random() * 200_000_000),
     start: { file, pos: 4 },
     heartbeatIntervalMs: 0,

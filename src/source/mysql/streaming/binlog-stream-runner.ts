@@ -4,7 +4,6 @@
  * bounded run (`until`) reads a window of the binlog and stops, without anything beside it (the replay after an
  * interrupted snapshot). Before streaming without a snapshot, `recover` rebuilds the schema at the position.
  */
-import type { Connection as CallbackConnection } from 'mysql2';
 import type { Connection as PromiseConnection } from 'mysql2/promise';
 import { CdcError } from '../../../common/errors.js';
 import type { StreamRun, StreamRunner } from '../../../engine/capture-runners.js';
@@ -15,7 +14,7 @@ import type { SourceOffset } from '../../../model/source-offset.js';
 import type { NotificationService } from '../../../notifications/index.js';
 import type { SchemaHistoryEntry } from '../../../stores/schema-history.js';
 import type { TableMapEvent } from '../binlog/decoder.js';
-import { ResilientBinlogStream } from '../binlog/replication/index.js';
+import { callbackConnection, ResilientBinlogStream } from '../binlog/replication/index.js';
 import { currentPosition, gtidsAtStored } from '../binlog-files.js';
 import type { MySqlCaptureContext } from '../capture-context.js';
 import { MAX_DUMP_POSITION, type ResumePlan } from '../resume-plan.js';
@@ -23,7 +22,7 @@ import { loadSchema } from '../schema/schema-loader.js';
 import { SchemaTracker } from '../schema/schema-tracker.js';
 import { checkTableMap, type TableMapInfo } from '../schema/table-map-check.js';
 import { BinlogStreamer, type BinlogStreamerOptions } from './binlog-streamer.js';
-import { binlogWindowChangesSchema, callbackConnection, loadSchemaAtOnePoint } from './schema-point.js';
+import { binlogWindowChangesSchema, loadSchemaAtOnePoint } from './schema-point.js';
 import { StreamSnapshots } from './stream-snapshots.js';
 
 export interface BinlogStreamRunnerOptions {
@@ -153,8 +152,7 @@ export class BinlogStreamRunner implements StreamRunner {
     const streamer = new BinlogStreamer(streamerOptions, start, seqAtStart);
     if (snapshots) this.live = { streamer, snapshots };
     const stream = new ResilientBinlogStream({
-      // The replication client drives mysql2's callback connection underneath the promise wrapper.
-      connection: async () => ((await c.connect()) as unknown as { connection: CallbackConnection }).connection,
+      connection: callbackConnection(c.connect),
       serverId: config.database.serverId,
       resumePosition: () => {
         const o = streamer.resumeOffset ?? start;

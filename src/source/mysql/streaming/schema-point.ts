@@ -7,7 +7,6 @@
  * show, so the read is repeated, a bounded number of times.
  */
 import type { Connection as CallbackConnection } from 'mysql2';
-import type { Connection as PromiseConnection } from 'mysql2/promise';
 import { CdcError } from '../../../common/errors.js';
 import type { Logger } from '../../../common/logger.js';
 import { BinlogPosition, type PositionLike } from '../../../model/binlog-position.js';
@@ -125,9 +124,4 @@ export async function binlogWindowChangesSchema(
     );
   }
   return false;
-}
-
-/** The replication client drives mysql2's callback connection underneath the promise wrapper. */
-export function callbackConnection(connect: () => Promise<PromiseConnection>): () => Promise<CallbackConnection> {
-  return async () => ((await connect()) as unknown as { connection: CallbackConnection }).connection;
 }

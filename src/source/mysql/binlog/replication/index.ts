@@ -16,6 +16,7 @@
  */
 
 export { type GtidInterval, type GtidSource, parseMySqlGtidSet } from '../../gtid.js';
+export { callbackConnection } from './callback-connection.js';
 export {
   BinlogReplicationClient,
   type BinlogReplicationClientOptions,
