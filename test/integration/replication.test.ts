@@ -265,6 +265,34 @@ describe('BinlogReplicationClient', () => {
     assertContiguous(inFile(evs));
   });
 
+  test('events kept across later packets keep their bytes; only long-lived events are copied', TIMEOUT, async () => {
+    const s = server();
+    await s.query(`CREATE TABLE ${db}.small (id INT PRIMARY KEY, v VARCHAR(40))`);
+    const start = await masterPosition();
+    // ~8 KiB rows events, several to a socket chunk, in 5 transactions (5 TABLE_MAPs, GTIDs, ANNOTATE_ROWS, XIDs).
+    for (let i = 0; i < 5; i++)
+      await s.query(
+        `INSERT INTO ${db}.small SELECT seq + ${i * 4000}, REPEAT('x', 30 + seq % 10) FROM ${db}.seq_1_to_4000`,
+      );
+    const client = new BinlogReplicationClient(clientOptions(start));
+    // Every event is held to the end while the socket keeps reading (a consumer slower than loopback).
+    const evs = await collect(client, untilXids(5), async () => {
+      await new Promise<void>((r) => setImmediate(r));
+    });
+    for (const ev of evs) assertChecksum(ev);
+    const rows = evs.filter((e) => e.typeCode === WRITE_ROWS_V1);
+    assert.ok(rows.length > 20, `${rows.length} rows events`);
+    // Rows events are views of shared read buffers (no per-event copy) ...
+    const shared = new Set(rows.map((e) => e.raw.buffer));
+    assert.ok(shared.size < rows.length, `${rows.length} rows events in ${shared.size} buffers`);
+    // ... while the events a decoder keeps are private copies that pin no read chunk of rows bytes.
+    const rowBuffers = new Set(rows.map((e) => e.raw.buffer));
+    for (const e of evs.filter(
+      (x) => x.typeCode === EventType.TABLE_MAP || x.typeCode === EventType.FORMAT_DESCRIPTION,
+    ))
+      assert.ok(!rowBuffers.has(e.raw.buffer), `event at ${e.file}:${e.position} shares a read buffer`);
+  });
+
   test('an event larger than 16 MiB arrives whole (multi-packet reassembly)', TIMEOUT, async () => {
     const s = server();
     await s.query(`CREATE TABLE ${db}.huge (id INT PRIMARY KEY, b LONGBLOB)`);

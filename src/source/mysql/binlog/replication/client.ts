@@ -8,6 +8,7 @@ import mysql from 'mysql2';
 import type { Logger } from '../../../../common/logger.js';
 import { silentLogger } from '../../../../common/logger.js';
 import { isMariaDbGtidList } from '../../gtid.js';
+import { EventType as Ev } from '../event-types.js';
 import { BinlogFailoverError, BinlogStreamError, classifyError, describePosition } from './errors.js';
 import {
   EVENT_HEADER_LENGTH,
@@ -77,6 +78,25 @@ const DEFAULT_MAX_BUFFERED = 8 * 1024 * 1024;
 const DEFAULT_SETUP_TIMEOUT_MS = 30_000;
 const MARIADB_SLAVE_CAPABILITY_GTID = 4;
 const MAX_DUMP_POSITION = 0xffffffff;
+/** Event types whose bytes are used only while the event passes through (rows events, as stored or compressed). */
+const TRANSIENT_EVENTS: ReadonlySet<number> = new Set([
+  Ev.PRE_GA_WRITE_ROWS,
+  Ev.PRE_GA_UPDATE_ROWS,
+  Ev.PRE_GA_DELETE_ROWS,
+  Ev.WRITE_ROWS_V1,
+  Ev.UPDATE_ROWS_V1,
+  Ev.DELETE_ROWS_V1,
+  Ev.WRITE_ROWS_V2,
+  Ev.UPDATE_ROWS_V2,
+  Ev.DELETE_ROWS_V2,
+  Ev.PARTIAL_UPDATE_ROWS,
+  Ev.MARIADB_WRITE_ROWS_COMPRESSED_V1,
+  Ev.MARIADB_UPDATE_ROWS_COMPRESSED_V1,
+  Ev.MARIADB_DELETE_ROWS_COMPRESSED_V1,
+  Ev.MARIADB_WRITE_ROWS_COMPRESSED,
+  Ev.MARIADB_UPDATE_ROWS_COMPRESSED,
+  Ev.MARIADB_DELETE_ROWS_COMPRESSED,
+]);
 const FOUR_GIB = 2 ** 32;
 
 type Waiter = () => void;
@@ -448,8 +468,11 @@ export class BinlogReplicationClient implements AsyncIterable<RawBinlogEvent> {
       return;
     }
     this.st.eventsReceived++;
-    // The socket's chunk buffer is reused by nothing, but one event must not pin a whole 64 KiB chunk.
-    const raw = Buffer.from(payload);
+    // mysql2 hands over views of the socket's read chunks (a fresh buffer per read, or per reassembled packet) and
+    // never writes into them again, so a view stays valid; but an event kept long (a TABLE_MAP in the decoder's
+    // cache, a FORMAT_DESCRIPTION) must not pin a whole 64 KiB chunk: those are copied. Rows events, nearly all
+    // of the bytes, are decoded and dropped in stream order, so they pin only the chunks being worked through.
+    const raw = TRANSIENT_EVENTS.has(h.typeCode) ? payload : Buffer.from(payload);
 
     let ev: RawBinlogEvent;
     if (h.typeCode === EventType.ROTATE) {

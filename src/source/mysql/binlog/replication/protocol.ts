@@ -172,7 +172,10 @@ export class RequestCommand implements Mysql2Command {
 }
 
 export interface DumpHandlers {
-  /** One event packet; `payload` excludes the OK byte and is only valid during the call. */
+  /**
+   * One event packet; `payload` excludes the OK byte. It is a view of the socket chunk (or of the buffer a
+   * packet split across chunks was reassembled into), which mysql2 does not write into again.
+   */
   onEvent(payload: Buffer): void;
   /** Server ERR packet or a connection-level error. */
   onError(err: Error): void;
