@@ -98,3 +98,39 @@ test('which statements may change a schema', () => {
     assert.equal(mayChangeSchema(sql), true, sql);
   }
 });
+
+test('with the table filter, only statements that may change a captured table count', () => {
+  const filter = (db: string, table: string) => db === 'app' && table !== 'skipped';
+  const changes = (sql: string, db = 'app') => mayChangeSchema(sql, db, filter);
+  // Captured tables, named with or without their database, in any letter case.
+  for (const sql of [
+    'ALTER TABLE t ADD b INT',
+    'ALTER TABLE app.t ADD b INT',
+    'ALTER TABLE `APP`.`T` ADD b INT',
+    'CREATE TABLE t2 (a INT)',
+    'CREATE TABLE t3 LIKE other.x',
+    'DROP TABLE other.x, app.t',
+    'RENAME TABLE other.x TO app.t',
+    'CREATE INDEX i ON t (a)',
+  ]) {
+    assert.equal(changes(sql), true, sql);
+  }
+  // Uncaptured tables, statements the schema model ignores, truncation (no schema change).
+  for (const sql of [
+    'ALTER TABLE other.t ADD b INT',
+    'ALTER TABLE skipped ADD b INT',
+    'CREATE TABLE t (a INT)',
+    "GRANT SELECT ON app.* TO 'u'@'%'",
+    "CREATE USER 'u'@'%' IDENTIFIED BY 'x'",
+    'CREATE VIEW app.v AS SELECT 1',
+    'TRUNCATE TABLE app.t',
+  ]) {
+    assert.equal(changes(sql, sql === 'CREATE TABLE t (a INT)' ? 'other' : 'app'), false, sql);
+  }
+  // Database-level statements and text the parser cannot read count as a change.
+  for (const sql of ['DROP DATABASE other', 'CREATE DATABASE x', 'ALTER TABLE t FROBNICATE']) {
+    assert.equal(changes(sql), true, sql);
+  }
+  // Without a filter every DDL counts, as before.
+  assert.equal(mayChangeSchema('ALTER TABLE other.t ADD b INT'), true);
+});

@@ -285,7 +285,12 @@ export class BinlogStreamRunner implements StreamRunner {
           load: read,
           windowChangesSchema: (from, to) =>
             binlogWindowChangesSchema(
-              { connection: callbackConnection(c.connect), serverId: c.config.database.serverId, logger: c.logger },
+              {
+                connection: callbackConnection(c.connect),
+                serverId: c.config.database.serverId,
+                logger: c.logger,
+                tableFilter: c.filter,
+              },
               from,
               to,
             ),

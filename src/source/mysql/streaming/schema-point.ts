@@ -14,6 +14,9 @@ import type { SourceOffset } from '../../../model/source-offset.js';
 import { BinlogDecoder } from '../binlog/decoder.js';
 import { EventType } from '../binlog/event-types.js';
 import { BinlogReplicationClient } from '../binlog/replication/index.js';
+import type { DdlStatement, QualifiedName } from '../schema/ddl-ast.js';
+import { parseDdl } from '../schema/ddl-parser.js';
+import type { TableFilter } from '../table-filter.js';
 import { DML, TXN_CONTROL } from './binlog-streamer.js';
 
 /** How often the schema is read again when DDL kept landing while it was read. */
@@ -29,9 +32,50 @@ export class SchemaPointError extends CdcError {
   }
 }
 
-/** True for a QUERY event's statement that may change a schema (anything but transaction control and DML). */
-export function mayChangeSchema(sql: string): boolean {
-  return !TXN_CONTROL.test(sql) && !DML.test(sql);
+/**
+ * True for a QUERY event's statement that may change the schema of a captured table (the schema is read for those
+ * only): not transaction control or DML; with a table filter, neither a statement the schema model ignores (users,
+ * grants, views, routines...) nor a table statement naming only uncaptured tables (names checked as written and
+ * case-folded). Anything the parser cannot read, and database-level statements, count as a change.
+ */
+export function mayChangeSchema(sql: string, database?: string, filter?: TableFilter): boolean {
+  if (TXN_CONTROL.test(sql) || DML.test(sql)) return false;
+  if (!filter) return true;
+  let statement: DdlStatement;
+  try {
+    statement = parseDdl(sql);
+  } catch {
+    return true;
+  }
+  const names = tableNames(statement);
+  if (names === 'none') return false;
+  if (names === 'unknown') return true;
+  return names.some(({ database: db, name }) => {
+    const d = db ?? database ?? '';
+    return filter(d, name) || filter(d.toLowerCase(), name.toLowerCase());
+  });
+}
+
+/** The tables a statement changes: 'none' when it changes no table schema, 'unknown' when it may change any. */
+function tableNames(statement: DdlStatement): QualifiedName[] | 'none' | 'unknown' {
+  switch (statement.kind) {
+    case 'CREATE_TABLE':
+    case 'CREATE_TABLE_LIKE':
+    case 'ALTER_TABLE':
+    case 'CREATE_INDEX':
+    case 'DROP_INDEX':
+      return [statement.table];
+    case 'DROP_TABLE':
+      return statement.tables;
+    case 'RENAME_TABLE':
+      return statement.pairs.flatMap((p) => [p.from, p.to]);
+    case 'TRUNCATE_TABLE':
+    case 'USE':
+    case 'IGNORED':
+      return 'none';
+    default:
+      return 'unknown';
+  }
 }
 
 export interface SchemaPointSteps<S> {
@@ -75,6 +119,8 @@ export interface BinlogWindowOptions {
   connection(): Promise<CallbackConnection>;
   serverId: number;
   logger: Logger;
+  /** The capture's table filter: DDL on other tables cannot change the schema read (see mayChangeSchema). */
+  tableFilter?: TableFilter;
 }
 
 /** Reads the binlog from `from` up to `to` and says whether a QUERY event there may change a schema. */
@@ -107,7 +153,7 @@ export async function binlogWindowChangesSchema(
       if (type === EventType.FORMAT_DESCRIPTION) decoder.decode(ev.raw, ev.position);
       else if (!ev.artificial && (type === EventType.QUERY || type === EventType.MARIADB_QUERY_COMPRESSED)) {
         const event = decoder.decode(ev.raw, ev.position);
-        if (event.type === 'QUERY' && mayChangeSchema(event.query)) return true;
+        if (event.type === 'QUERY' && mayChangeSchema(event.query, event.database, options.tableFilter)) return true;
       }
       if (!ev.artificial && ev.nextPosition > 0 && reached(ev.file, ev.nextPosition)) {
         done = true;
