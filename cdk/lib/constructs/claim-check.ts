@@ -86,9 +86,20 @@ export class CdcClaimCheck implements PipelinePart {
     this.key?.grant(role, 'kms:GenerateDataKey');
   }
 
-  /** Get objects under the prefix (the consumers). */
+  /**
+   * Get objects under the prefix (the consumers), and list that prefix: without s3:ListBucket S3 answers a missing
+   * object (expired by the lifecycle rule) with AccessDenied, which a consumer must retry as a grant problem; with
+   * it, NoSuchKey, which the consumer reports as missing and dead-letters at once.
+   */
   grantRead(role: iam.IRole): void {
     this.allow(role, 's3:GetObject');
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [this.bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${this.prefix}*`] } },
+      }),
+    );
     this.key?.grant(role, 'kms:Decrypt');
   }
 

@@ -80,7 +80,7 @@ export function translateS3Error(err: unknown, operation: string, bucket: string
     case 'Forbidden':
       if (operation === 'GetObject') {
         // S3 answers a GetObject of a missing key with 403 unless the caller may s3:ListBucket.
-        hint = `s3:GetObject on ${where} was denied (${name}); S3 answers so for a missing object too when the role may not s3:ListBucket (the CDK app's may not), so the likely cause is an object the bucket's lifecycle rule already expired because its expiry is shorter than how late this consumer reads (stream retention, retries, replays from a dead-letter queue): raise the expiry (CdcPipeline claimCheck.expiration) above the longest consumer lag, and grant s3:ListBucket on the bucket to have a missing object reported as missing; if the object exists, grant the role s3:GetObject on the bucket (and kms:Decrypt on its key)`;
+        hint = `s3:GetObject on ${where} was denied (${name}); S3 answers so for a missing object too when the role may not s3:ListBucket (the CDK app's consumers may, for the prefix), so the likely cause is an object the bucket's lifecycle rule already expired because its expiry is shorter than how late this consumer reads (stream retention, retries, replays from a dead-letter queue): raise the expiry (CdcPipeline claimCheck.expiration) above the longest consumer lag, and grant s3:ListBucket on the bucket to have a missing object reported as missing; if the object exists, grant the role s3:GetObject on the bucket (and kms:Decrypt on its key)`;
         readDenied = true;
         break;
       }

@@ -116,11 +116,26 @@ test('least privilege: task puts, router gets and puts, materializer gets, only 
   const router = s3Actions(/^CdcTransformRouterRole[0-9A-F]{8}$/);
   const materializer = s3Actions(/^CdcMaterializerRole[0-9A-F]{8}$/);
   assert.deepEqual(Object.keys(task).sort(), ['kms:GenerateDataKey', 's3:PutObject']);
-  assert.deepEqual(Object.keys(router).sort(), ['kms:Decrypt', 'kms:GenerateDataKey', 's3:GetObject', 's3:PutObject']);
-  assert.deepEqual(Object.keys(materializer).sort(), ['kms:Decrypt', 's3:GetObject']);
+  assert.deepEqual(Object.keys(router).sort(), [
+    'kms:Decrypt',
+    'kms:GenerateDataKey',
+    's3:GetObject',
+    's3:ListBucket',
+    's3:PutObject',
+  ]);
+  assert.deepEqual(Object.keys(materializer).sort(), ['kms:Decrypt', 's3:GetObject', 's3:ListBucket']);
   for (const grants of [task, router, materializer]) {
     for (const [a, res] of Object.entries(grants))
-      if (a.startsWith('s3:')) assert.match(res, /CdcClaimCheckBucket[0-9A-F]{8}.*\/cdc\/claim-check\/\*/);
+      if (a.startsWith('s3:') && a !== 's3:ListBucket')
+        assert.match(res, /CdcClaimCheckBucket[0-9A-F]{8}.*\/cdc\/claim-check\/\*/);
+  }
+  // Listing (so a missing object reads as NoSuchKey, not AccessDenied) is on the bucket, limited to the prefix.
+  for (const re of [/^CdcTransformRouterRole[0-9A-F]{8}$/, /^CdcMaterializerRole[0-9A-F]{8}$/]) {
+    const list = statementsOf(re).filter((st) => [st.Action].flat().includes('s3:ListBucket'));
+    assert.equal(list.length, 1);
+    assert.match(JSON.stringify(list[0].Resource), /CdcClaimCheckBucket[0-9A-F]{8}/);
+    assert.doesNotMatch(JSON.stringify(list[0].Resource), /\/\*/);
+    assert.deepEqual(list[0].Condition, { StringLike: { 's3:prefix': ['cdc/claim-check/*'] } });
   }
 });
 
