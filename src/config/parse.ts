@@ -26,7 +26,14 @@ import type {
   SinkConfig,
   TransformConfig,
 } from './types.js';
-import { DEFAULT_VTGATE_PORT, isVitessConnectorClass, parseVitessConfig, VITESS_CONNECTOR_CLASS } from './vitess.js';
+import {
+  DEFAULT_VTGATE_PORT,
+  isVitessConnectorClass,
+  parseVitessConfig,
+  VITESS_CONNECTOR_CLASS,
+  VITESS_SNAPSHOT_MODE_FIX,
+  VITESS_SNAPSHOT_MODES,
+} from './vitess.js';
 
 /** Parse and validate; throws ConfigError listing every problem. */
 export function parseConfig(raw: Readonly<Record<string, string>>): CdcConfig {
@@ -897,12 +904,8 @@ class Reader {
 /** Cross-property rules of the Vitess connector (what it does not take from the MySQL side). */
 function vitessRules(r: Reader, values: Map<string, string>): void {
   const mode = values.get('snapshot.mode')?.trim().toLowerCase();
-  if (mode !== undefined && mode !== '' && mode !== 'initial' && mode !== 'never')
-    r.add(
-      'snapshot.mode',
-      `'${mode}' is not a Vitess snapshot mode.`,
-      'use initial (copy the tables through VStream, then stream) or never (stream from vitess.vgtid).',
-    );
+  if (mode !== undefined && mode !== '' && !VITESS_SNAPSHOT_MODES.includes(mode))
+    r.add('snapshot.mode', `'${mode}' is not a Vitess snapshot mode.`, VITESS_SNAPSHOT_MODE_FIX);
   if (r.bool('provide.transaction.metadata'))
     r.add(
       'provide.transaction.metadata',

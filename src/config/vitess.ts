@@ -9,6 +9,13 @@ import type { VitessConfig } from './types.js';
 export const VITESS_CONNECTOR_CLASS = 'io.debezium.connector.vitess.VitessConnector';
 export const DEFAULT_VTGATE_PORT = 15991;
 export const TABLET_TYPES = ['MASTER', 'PRIMARY', 'REPLICA', 'RDONLY'] as const;
+/**
+ * The snapshot.mode values Debezium's Vitess connector takes (its own SnapshotMode enum: anything else fails its
+ * config validation). initial_only, when_needed, no_data and recovery are MySQL-connector modes.
+ */
+export const VITESS_SNAPSHOT_MODES: readonly string[] = ['initial', 'never'];
+export const VITESS_SNAPSHOT_MODE_FIX =
+  'use initial (copy the tables through VStream, then stream) or never (stream from vitess.vgtid).';
 
 const NOT_HERE =
   'multi-task offsets and transaction ordering are Java/Kafka Connect features; run one connector per keyspace (or per shard list with vitess.shard).';

@@ -15,6 +15,7 @@ import { ConfigError } from '../../common/config-error.js';
 import { CdcError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { CdcConfig, VitessConfig } from '../../config/types.js';
+import { VITESS_SNAPSHOT_MODE_FIX, VITESS_SNAPSHOT_MODES } from '../../config/vitess.js';
 import { CaptureCoordinator } from '../../engine/capture-coordinator.js';
 import { DEFAULT_SOURCE_VERSION } from '../../events/options.js';
 import { CaptureMetrics, type CaptureMetricsView } from '../../model/capture-metrics.js';
@@ -64,6 +65,7 @@ export class VitessSource implements ChangeSource {
   constructor(private readonly options: VitessSourceOptions) {
     const { config } = options;
     if (!config.vitess) throw new Error('internal: VitessSource needs config.vitess');
+    vitessSnapshotMode(config.snapshot.mode);
     const ev = config.events;
     this.eventOptions = {
       topicPrefix: config.topicPrefix,
@@ -128,8 +130,7 @@ export class VitessSource implements ChangeSource {
     });
     try {
       await coordinator.run({
-        // VStream cannot stop after its copy phase, so initial_only streams on like initial's non-copy modes.
-        mode: config.snapshot.mode === 'initial_only' ? 'when_needed' : config.snapshot.mode,
+        mode: config.snapshot.mode,
         chunkedConfigured: false,
         offset: stored,
         positionLost: false,
@@ -140,6 +141,18 @@ export class VitessSource implements ChangeSource {
       if (!this.options.client) client.close();
     }
   }
+}
+
+/**
+ * initial or never, as Debezium's Vitess connector. parseConfig rejects the others already; this guards configs
+ * built in code, which would otherwise run a MySQL mode's start decision over VStream (initial_only would stream
+ * without a copy, when_needed would start from vitess.vgtid on a first start).
+ */
+function vitessSnapshotMode(mode: CdcConfig['snapshot']['mode']): void {
+  if (!VITESS_SNAPSHOT_MODES.includes(mode))
+    throw new ConfigError([
+      { property: 'snapshot.mode', message: `'${mode}' is not a Vitess snapshot mode.`, fix: VITESS_SNAPSHOT_MODE_FIX },
+    ]);
 }
 
 /** isostring is implemented for the MySQL-family connector only. */

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { silentLogger } from '../../../src/common/logger.js';
 import { ConfigError, parseConfig } from '../../../src/config/index.js';
+import type { SnapshotMode } from '../../../src/config/types.js';
+import { VitessSource } from '../../../src/source/vitess/vitess-source.js';
 
 const base = {
   'connector.class': 'io.debezium.connector.vitess.VitessConnector',
@@ -94,5 +97,24 @@ describe('Vitess connector configuration', () => {
       parseConfig({ 'topic.prefix': 'my', 'database.hostname': 'db', 'database.user': 'u' }).vitess,
       undefined,
     );
+  });
+
+  it('the source refuses at start-up a snapshot.mode the Vitess connector does not take, also from a config built in code', () => {
+    const parsed = parseConfig(base);
+    for (const mode of ['initial_only', 'when_needed', 'no_data', 'recovery'] as SnapshotMode[]) {
+      const config = { ...parsed, snapshot: { ...parsed.snapshot, mode } };
+      assert.throws(
+        () => new VitessSource({ config, logger: silentLogger }),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          err.problems.length === 1 &&
+          err.problems[0]?.property === 'snapshot.mode' &&
+          /initial/.test(err.problems[0].fix) &&
+          /never/.test(err.problems[0].fix),
+        mode,
+      );
+    }
+    for (const mode of ['initial', 'never'] as SnapshotMode[])
+      new VitessSource({ config: { ...parsed, snapshot: { ...parsed.snapshot, mode } }, logger: silentLogger });
   });
 });
