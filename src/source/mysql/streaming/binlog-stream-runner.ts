@@ -138,15 +138,11 @@ export class BinlogStreamRunner implements StreamRunner {
       logger,
       historyRecordedUpTo: c.history.recordedUpTo,
       serverGeneration: () => c.server.generation,
-      // The bounded replay decodes with the schema of its own start, which history recorded; live runs check
-      // every TABLE_MAP against the schema model.
-      ...(live
-        ? {
-            checkTableMap: (def, map) => checkTableMap(def, tableMapInfo(map)).map((m) => m.message),
-            inconsistentSchemaHandlingMode: config.engine.inconsistentSchemaHandlingMode,
-            onEvent: (event) => metrics.streaming.eventRead(event.header.timestamp * 1000, event.type),
-          }
-        : {}),
+      // Every TABLE_MAP is checked against the schema model, in the bounded replay too: its history can be as
+      // wrong as a live run's (a DDL outside the binlog), and wrong columns would be published without a word.
+      checkTableMap: (def, map) => checkTableMap(def, tableMapInfo(map)).map((m) => m.message),
+      inconsistentSchemaHandlingMode: config.engine.inconsistentSchemaHandlingMode,
+      ...(live ? { onEvent: (event) => metrics.streaming.eventRead(event.header.timestamp * 1000, event.type) } : {}),
     };
     const seqAtStart = c.history.sequence;
     const streamer = new BinlogStreamer(streamerOptions, start, seqAtStart);
