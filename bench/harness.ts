@@ -21,12 +21,18 @@ export function formatFigure(f: Figure): string {
   return `BENCH ${f.name} ours=${num(f.ours)} reference=${num(f.reference)} ratio=${num(ratio)} unit=${f.unit} ref="${f.ref.replaceAll('"', "'")}"`;
 }
 
-/** The capture image's NODE_OPTIONS (Dockerfile), so the benchmarks run our code with the image's heap settings. */
+/**
+ * The capture image's node options (Dockerfile: NODE_OPTIONS, and the V8 flags NODE_OPTIONS does not accept, given
+ * to node in ENTRYPOINT), so the benchmarks run our code with the image's heap settings.
+ */
 export function imageNodeOptions(): string[] {
   const dockerfile = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'Dockerfile'), 'utf8');
   const m = /NODE_OPTIONS="([^"]*)"/.exec(dockerfile);
   if (!m) throw new Error('Dockerfile sets no NODE_OPTIONS="..."');
-  return m[1].split(/\s+/).filter(Boolean);
+  const entry = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile);
+  if (!entry) throw new Error('Dockerfile has no ENTRYPOINT [...]');
+  const flags = (JSON.parse(entry[1]) as string[]).slice(1).filter((a) => a.startsWith('--'));
+  return [...m[1].split(/\s+/).filter(Boolean), ...flags];
 }
 
 /** Peak resident set size of this process so far, in MB (Linux VmHWM). */

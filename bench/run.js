@@ -45,13 +45,18 @@ if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${all.join(', ')}`);
   process.exit(2);
 }
-const imageOptions = (/NODE_OPTIONS="([^"]*)"/.exec(readFileSync(join(here, '..', 'Dockerfile'), 'utf8'))?.[1] ?? '')
-  .split(/\s+/)
-  .filter(Boolean);
+const dockerfile = readFileSync(join(here, '..', 'Dockerfile'), 'utf8');
+// NODE_OPTIONS, and the V8 flags NODE_OPTIONS does not accept, on ENTRYPOINT's node command line (bench/harness.ts).
+const imageOptions = [
+  ...(/NODE_OPTIONS="([^"]*)"/.exec(dockerfile)?.[1] ?? '').split(/\s+/).filter(Boolean),
+  ...JSON.parse(/^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1] ?? '[]')
+    .slice(1)
+    .filter((a) => a.startsWith('--')),
+];
 let failed = false;
 for (const name of wanted.length ? wanted : all) {
   // Each benchmark runs in its own process so peak-RSS figures are not polluted by the others, with the capture
-  // image's heap settings (Dockerfile NODE_OPTIONS): the benchmarks that measure our RSS in-process measure the image's.
+  // image's heap settings (Dockerfile NODE_OPTIONS and ENTRYPOINT flags): the benchmarks that measure our RSS in-process measure the image's.
   const args = ['--expose-gc', ...imageOptions, '--import', 'tsx', join(here, 'run-one.ts'), name];
   const r = spawnSync(node, args, { stdio: 'inherit', env });
   if (r.status !== 0) {

@@ -30,7 +30,8 @@ const PROFILE = process.env.STREAMING_BENCH_PROFILE
 async function readOnce(mode: StreamingMode, job: StreamingJob): Promise<StreamingResult> {
   const { stdout } = await exec(
     process.execPath,
-    // Ours runs with the capture image's heap settings (Dockerfile NODE_OPTIONS); zongji with Node's defaults.
+    // Ours runs with the capture image's heap settings (Dockerfile NODE_OPTIONS and ENTRYPOINT flags); zongji with
+    // Node's defaults.
     [
       ...PROFILE,
       ...(mode === 'ours' ? imageNodeOptions() : []),

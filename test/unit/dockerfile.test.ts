@@ -1,7 +1,7 @@
 /**
  * No Docker engine here, so the Dockerfile is checked structurally: multi-stage on Node 22+, every COPY source
  * exists and is not excluded by .dockerignore, a build stage compiles dist/ and the runtime ships it without
- * sources, the runtime stage drops root, and it starts `node bin/cdc.js run`. bin/cdc.js's choice between dist/
+ * sources, the runtime stage drops root, and it starts `node bin/cdc.js run` (with node flags node accepts). bin/cdc.js's choice between dist/
  * and the sources is run against a stand-in tree.
  */
 import assert from 'node:assert/strict';
@@ -151,7 +151,12 @@ test('runtime stage runs as a non-root user and starts the capture', () => {
   assert.ok(!runtime.slice(userIdx).some((i) => i.op === 'RUN' && /\b(sudo|su)\b/.test(i.args)));
   const entry = JSON.parse(runtime.find((i) => i.op === 'ENTRYPOINT')!.args) as string[];
   const cmd = JSON.parse(runtime.find((i) => i.op === 'CMD')!.args) as string[];
-  assert.deepEqual([...entry, ...cmd], ['node', 'bin/cdc.js', 'run']);
+  // node's own flags between `node` and the script (V8 flags NODE_OPTIONS does not accept): node must accept
+  // them, or the container would not start.
+  const flags = entry.slice(1).filter((a) => a.startsWith('--'));
+  assert.deepEqual([...entry.filter((a) => !flags.includes(a)), ...cmd], ['node', 'bin/cdc.js', 'run']);
+  const accepted = spawnSync(process.execPath, [...flags, '-e', '0'], { encoding: 'utf8' });
+  assert.equal(accepted.status, 0, `node ${flags.join(' ')}: ${accepted.stderr}`);
   assert.ok(existsSync(join(root, 'bin/cdc.js')));
   // A checkout without dist/ (npx cdc after npm ci) runs through tsx, so it stays a production dependency.
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
