@@ -84,13 +84,23 @@ export class ChangeQueue<T> {
       if (this.length === 0) return this.closed ? null : [];
     }
     const n = Math.min(maxBatch, this.length);
-    const batch = this.items.slice(this.head, this.head + n);
-    for (let i = this.head; i < this.head + n; i++) this.bytes -= this.sizes[i];
-    this.head += n;
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.sizes = this.sizes.slice(this.head);
+    const end = this.head + n;
+    const batch = this.items.slice(this.head, end);
+    for (let i = this.head; i < end; i++) this.bytes -= this.sizes[i];
+    // Taken slots must not keep their records alive: a record the sink is done with then dies in the young
+    // generation instead of being copied by every scavenge until the array is compacted.
+    if (end === this.items.length) {
+      this.items.length = 0;
+      this.sizes.length = 0;
       this.head = 0;
+    } else {
+      (this.items as Array<T | undefined>).fill(undefined, this.head, end);
+      this.head = end;
+      if (this.head > 1024 && this.head * 2 > this.items.length) {
+        this.items = this.items.slice(this.head);
+        this.sizes = this.sizes.slice(this.head);
+        this.head = 0;
+      }
     }
     this.wakePutters();
     return batch;

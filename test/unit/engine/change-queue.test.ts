@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { ChangeQueue } from '../../../src/engine/change-queue.js';
 
 test('put blocks when the byte bound is reached and resumes after a take', async () => {
@@ -48,4 +50,44 @@ test('fail() rejects blocked producers', async () => {
   const blocked = q.put(2, 1);
   q.fail(new Error('sink down'));
   await assert.rejects(blocked, /sink down/);
+});
+
+test('a taken item is no longer referenced by the queue (it can be collected while others still wait)', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const q = new ChangeQueue<{ n: number }>({ maxItems: 100, maxBytes: 0 });
+  const refs: WeakRef<{ n: number }>[] = [];
+  // Items made in a function of their own, so no local of the test holds one.
+  const putItem = (n: number) => {
+    const item = { n };
+    refs.push(new WeakRef(item));
+    return q.put(item, 1);
+  };
+  for (let n = 0; n < 5; n++) await putItem(n);
+  // A partial take (3 of 5 stay queued), then a take that drains the queue.
+  assert.deepEqual(
+    (await q.takeBatch(2))?.map((i) => i.n),
+    [0, 1],
+  );
+  await new Promise((r) => setImmediate(r)); // WeakRef targets are held until the job that made them ends
+  gc();
+  assert.deepEqual(
+    refs.map((r) => r.deref()?.n),
+    [undefined, undefined, 2, 3, 4],
+  );
+  assert.deepEqual(
+    (await q.takeBatch(10))?.map((i) => i.n),
+    [2, 3, 4],
+  );
+  await new Promise((r) => setImmediate(r));
+  gc();
+  assert.deepEqual(
+    refs.map((r) => r.deref()),
+    [undefined, undefined, undefined, undefined, undefined],
+  );
+  await q.put({ n: 5 }, 1);
+  assert.deepEqual(
+    (await q.takeBatch(10))?.map((i) => i.n),
+    [5],
+  );
 });
