@@ -108,16 +108,17 @@ interface Unit {
   seq: number;
   stream: string;
   partitionKey: string;
-  explicitHashKey?: string;
+  explicitHashKey: string | undefined;
   data: Buffer;
   /** data + partition key bytes: what Kinesis counts against record and request limits. */
   bytes: number;
   userRecords: number;
   keys: string[];
-  predictedShard?: string;
+  predictedShard: string | undefined;
   /** Earlier units sharing a key that are not yet acknowledged. */
   waiting: number;
-  dependents: Unit[];
+  /** Later units waiting for this one (null until one does: most units have none). */
+  dependents: Unit[] | null;
   attempts: number;
   notBefore: number;
   state: 'blocked' | 'ready' | 'inflight' | 'done';
@@ -317,15 +318,22 @@ export class KinesisSink implements Sink {
     const lastUnitOfKey = new Map<string, Unit>();
     const finalize = (u: Unit) => {
       u.seq = units.length;
-      const seen = new Set<Unit>();
-      for (const k of u.keys) {
+      if (u.keys.length === 1) {
+        // A plain record: one key, so at most one earlier unit to wait for (no de-duplication needed).
+        const k = u.keys[0];
         const prev = lastUnitOfKey.get(k);
-        if (prev && !seen.has(prev)) {
-          seen.add(prev);
-          prev.dependents.push(u);
-          u.waiting++;
-        }
+        if (prev) dependOn(u, prev);
         lastUnitOfKey.set(k, u);
+      } else {
+        const seen = new Set<Unit>();
+        for (const k of u.keys) {
+          const prev = lastUnitOfKey.get(k);
+          if (prev && !seen.has(prev)) {
+            seen.add(prev);
+            dependOn(u, prev);
+          }
+          lastUnitOfKey.set(k, u);
+        }
       }
       u.state = u.waiting === 0 ? 'ready' : 'blocked';
       units.push(u);
@@ -346,22 +354,22 @@ export class KinesisSink implements Sink {
         return;
       }
       const data = agg.builder.build();
-      finalize({
-        ...blankUnit(),
-        stream: agg.first.stream,
-        partitionKey: agg.first.partitionKey,
-        // The first record's own hash: inside the predicted shard's range, as the KPL does.
-        explicitHashKey: partitionKeyHash(agg.first.partitionKey).toString(10),
-        data,
-        bytes: data.length + agg.first.pkBytes,
-        userRecords: agg.builder.count,
-        keys: [...agg.keys],
-        predictedShard: agg.shard,
-      });
+      finalize(
+        newUnit(
+          agg.first.stream,
+          agg.first.partitionKey,
+          // The first record's own hash: inside the predicted shard's range, as the KPL does.
+          partitionKeyHash(agg.first.partitionKey).toString(10),
+          data,
+          data.length + agg.first.pkBytes,
+          agg.builder.count,
+          [...agg.keys],
+          agg.shard,
+        ),
+      );
     };
 
-    // Claim-check uploads happen here, before any PutRecords of this batch: a few at a time, order kept.
-    const prepared = await mapConcurrent(records, 4, (r) => this.prepare(r));
+    const prepared = await this.prepareAll(records);
     for (const p of prepared) {
       if (!p) continue;
       if (aggMax === null) {
@@ -397,6 +405,60 @@ export class KinesisSink implements Sink {
     // Groups never share a key (a key maps to one group), so the flush order between them is irrelevant.
     for (const group of [...open.keys()]) flush(group);
     return units;
+  }
+
+  /**
+   * `prepare` for every record, in input order. Most records take the synchronous path (no promise per record);
+   * the rest (first record of a stream whose limits are not known yet, records over a limit) take the full one.
+   * Claim-check uploads happen here, before any PutRecords of this batch: a few at a time.
+   */
+  private async prepareAll(records: SinkRecord[]): Promise<(PendingRecord | null)[]> {
+    const out = new Array<PendingRecord | null>(records.length);
+    const slow: number[] = [];
+    for (let i = 0; i < records.length; i++) {
+      const p = this.prepareFast(records[i]);
+      if (p === NEEDS_FULL_PREPARE) slow.push(i);
+      else out[i] = p;
+    }
+    if (slow.length > 0) {
+      await mapConcurrent(slow, 4, async (i) => {
+        out[i] = await this.prepare(records[i]);
+      });
+    }
+    return out;
+  }
+
+  /**
+   * The common case of `prepare` without a promise: the stream's record limit is known and the record fits it.
+   * Anything else returns NEEDS_FULL_PREPARE before counting or logging anything, so `prepare` does it once.
+   */
+  private prepareFast(r: SinkRecord): PendingRecord | null | typeof NEEDS_FULL_PREPARE {
+    const stream = this.router.route(r);
+    const payloadMode = this.options.payload ?? 'value';
+    if (stream === null || (r.value === null && payloadMode === 'value' && this.options.tombstones === 'skip')) {
+      this.stats.dropped++;
+      return null;
+    }
+    const limit = this.recordLimits.get(stream);
+    if (limit === undefined) return NEEDS_FULL_PREPARE;
+    const partitionKey = partitionKeyFor(r);
+    // One UTF-8 encoding gives both the blob and its size (a pure-ASCII key's byte length is its length).
+    const data = Buffer.from(payloadMode === 'record' ? recordLine(r).slice(0, -1) : (r.value ?? ''), 'utf8');
+    const pkBytes = Buffer.byteLength(partitionKey, 'utf8');
+    const bytes = data.length + pkBytes;
+    if (bytes > limit) return NEEDS_FULL_PREPARE;
+    if (
+      this.options.oversizeHandling === 'claim-check' &&
+      r.value !== null &&
+      bytes > Math.min(limit, this.options.claimCheckThresholdBytes ?? limit)
+    )
+      return NEEDS_FULL_PREPARE;
+    return { stream, partitionKey, pkBytes, orderKey: this.orderKey(stream, partitionKey), data };
+  }
+
+  /** Per-key ordering identity: the partition key within its stream (one fixed stream needs no prefix). */
+  private orderKey(stream: string, partitionKey: string): string {
+    return this.router.fixedStream !== undefined ? partitionKey : `${stream}\u0000${partitionKey}`;
   }
 
   private async prepare(original: SinkRecord): Promise<PendingRecord | null> {
@@ -469,7 +531,7 @@ export class KinesisSink implements Sink {
       stream,
       partitionKey,
       pkBytes,
-      orderKey: `${stream}\u0000${partitionKey}`,
+      orderKey: this.orderKey(stream, partitionKey),
       data: Buffer.from(text, 'utf8'),
     };
   }
@@ -483,17 +545,32 @@ interface PendingRecord {
   data: Buffer;
 }
 
-function blankUnit(): Unit {
+/** Returned by `prepareFast` for a record that needs the full (async) `prepare`. */
+const NEEDS_FULL_PREPARE = Symbol('needs full prepare');
+
+/** Every unit is built here, with all fields in one order (one object shape for the hot paths). */
+function newUnit(
+  stream: string,
+  partitionKey: string,
+  explicitHashKey: string | undefined,
+  data: Buffer,
+  bytes: number,
+  userRecords: number,
+  keys: string[],
+  predictedShard: string | undefined,
+): Unit {
   return {
     seq: 0,
-    stream: '',
-    partitionKey: '',
-    data: Buffer.alloc(0),
-    bytes: 0,
-    userRecords: 0,
-    keys: [],
+    stream,
+    partitionKey,
+    explicitHashKey,
+    data,
+    bytes,
+    userRecords,
+    keys,
+    predictedShard,
     waiting: 0,
-    dependents: [],
+    dependents: null,
     attempts: 0,
     notBefore: 0,
     state: 'blocked',
@@ -501,22 +578,31 @@ function blankUnit(): Unit {
 }
 
 function plainUnit(p: PendingRecord, predictedShard?: string): Unit {
-  return {
-    ...blankUnit(),
-    stream: p.stream,
-    partitionKey: p.partitionKey,
-    data: p.data,
-    bytes: p.data.length + p.pkBytes,
-    userRecords: 1,
-    keys: [p.orderKey],
+  return newUnit(
+    p.stream,
+    p.partitionKey,
+    undefined,
+    p.data,
+    p.data.length + p.pkBytes,
+    1,
+    [p.orderKey],
     predictedShard,
-  };
+  );
+}
+
+/** `u` waits for the earlier unit `prev` (they share a key). */
+function dependOn(u: Unit, prev: Unit): void {
+  if (prev.dependents) prev.dependents.push(u);
+  else prev.dependents = [u];
+  u.waiting++;
 }
 
 /** Drives one `send()`: dispatches ready units in requests, handles results and retries, settles when all are done. */
 class Dispatch {
   private remaining: number;
   private inFlight = 0;
+  /** Queued units with a retry backoff (notBefore set): only then does `pump` look for the next wake-up. */
+  private backedOff = 0;
   private readonly ready = new Map<string, Unit[]>();
   private timer: NodeJS.Timeout | undefined;
   private fatal: Error | undefined;
@@ -544,6 +630,7 @@ class Dispatch {
     });
   }
 
+  /** Each stream's ready units stay sorted by seq: new units arrive in order, retried/unblocked ones go in place. */
   private enqueue(u: Unit): void {
     u.state = 'ready';
     let q = this.ready.get(u.stream);
@@ -551,7 +638,18 @@ class Dispatch {
       q = [];
       this.ready.set(u.stream, q);
     }
-    q.push(u);
+    if (q.length === 0 || q[q.length - 1].seq < u.seq) {
+      q.push(u);
+      return;
+    }
+    let lo = 0;
+    let hi = q.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (q[mid].seq < u.seq) lo = mid + 1;
+      else hi = mid;
+    }
+    q.splice(lo, 0, u);
   }
 
   private pump(): void {
@@ -570,33 +668,43 @@ class Dispatch {
     const now = Date.now();
     let nextWake = Number.POSITIVE_INFINITY;
     while (this.inFlight < this.maxInFlight) {
-      // The stream whose oldest eligible unit is oldest goes first.
-      let best: { stream: string; eligible: Unit[] } | undefined;
+      // The stream whose oldest eligible unit is oldest goes first (queues are sorted by seq).
+      let bestStream: string | undefined;
+      let bestSeq = Number.POSITIVE_INFINITY;
       for (const [stream, q] of this.ready) {
-        const eligible: Unit[] = [];
         for (const u of q) {
-          if (u.notBefore <= now) eligible.push(u);
-          else nextWake = Math.min(nextWake, u.notBefore);
+          if (u.notBefore > now) continue;
+          if (u.seq < bestSeq) {
+            bestSeq = u.seq;
+            bestStream = stream;
+          }
+          break;
         }
-        if (eligible.length === 0) continue;
-        eligible.sort((a, b) => a.seq - b.seq);
-        if (!best || eligible[0].seq < best.eligible[0].seq) best = { stream, eligible };
       }
-      if (!best) break;
+      if (bestStream === undefined) break;
+      const q = this.ready.get(bestStream)!;
       const batch: Unit[] = [];
+      const kept: Unit[] = [];
       let bytes = 0;
-      const maxBytes = this.sink.requestLimit(best.stream);
-      for (const u of best.eligible) {
-        if (batch.length >= this.maxRecords) break;
-        if (batch.length > 0 && bytes + u.bytes > maxBytes) continue;
-        batch.push(u);
-        bytes += u.bytes;
+      const maxBytes = this.sink.requestLimit(bestStream);
+      let i = 0;
+      for (; i < q.length && batch.length < this.maxRecords; i++) {
+        const u = q[i];
+        if (u.notBefore > now || (batch.length > 0 && bytes + u.bytes > maxBytes)) kept.push(u);
+        else {
+          batch.push(u);
+          bytes += u.bytes;
+        }
       }
-      const taken = new Set(batch);
-      const rest = this.ready.get(best.stream)!.filter((u) => !taken.has(u));
-      if (rest.length) this.ready.set(best.stream, rest);
-      else this.ready.delete(best.stream);
-      this.dispatch(best.stream, batch);
+      const rest = i === q.length ? kept : kept.length === 0 ? q.slice(i) : kept.concat(q.slice(i));
+      if (rest.length) this.ready.set(bestStream, rest);
+      else this.ready.delete(bestStream);
+      this.dispatch(bestStream, batch);
+    }
+    // The earliest backed-off unit, for the timer (retries only: a queue without any is not scanned).
+    if (this.backedOff > 0 && this.inFlight < this.maxInFlight) {
+      for (const q of this.ready.values())
+        for (const u of q) if (u.notBefore > now) nextWake = Math.min(nextWake, u.notBefore);
     }
     // Completions pump again; a timer is only needed for backed-off units while there is spare capacity.
     if (Number.isFinite(nextWake) && this.inFlight < this.maxInFlight) {
@@ -609,6 +717,10 @@ class Dispatch {
     for (const u of batch) {
       u.state = 'inflight';
       u.attempts++;
+      if (u.notBefore !== 0) {
+        u.notBefore = 0;
+        this.backedOff--;
+      }
     }
     const entries: PutRecordsRequestEntry[] = batch.map((u) =>
       u.explicitHashKey === undefined
@@ -671,7 +783,7 @@ class Dispatch {
     this.sink.stats.kinesisRecords++;
     this.sink.stats.userRecords += u.userRecords;
     if (u.predictedShard && shardId && u.predictedShard !== shardId) this.sink.markShardMapStale(u.stream);
-    for (const d of u.dependents) if (--d.waiting === 0 && d.state === 'blocked') this.enqueue(d);
+    if (u.dependents) for (const d of u.dependents) if (--d.waiting === 0 && d.state === 'blocked') this.enqueue(d);
   }
 
   private retry(u: Unit, reason: string): void {
@@ -688,6 +800,7 @@ class Dispatch {
     }
     this.sink.stats.retriedEntries++;
     u.notBefore = Date.now() + backoffDelay(u.attempts, this.sink.opts.retry, this.sink.opts.random);
+    this.backedOff++;
     this.enqueue(u);
   }
 
