@@ -77,8 +77,51 @@ interface Target {
   decode: (buf: Buffer, start: number, end: number) => string;
 }
 
+/** How a result row's cells become a `Row` of the table (built from the result's field list). */
+export interface RowLayout {
+  /** Result column i → how it becomes a cell; null: not a column of the table. */
+  readonly targets: ReadonlyArray<Target | null>;
+  /** Table columns the result does not return (filled with null). */
+  readonly missing: readonly ColumnDef[];
+  readonly width: number;
+}
+
+export function rowLayout(table: TableDef, fields: ResultField[]): RowLayout {
+  const byName = new Map(table.columns.map((c) => [c.name.toLowerCase(), c]));
+  const seen = new Set<string>();
+  const targets = fields.map((f): Target | null => {
+    const col = byName.get(f.name.toLowerCase());
+    if (!col) return null;
+    seen.add(col.name);
+    const conv = f.columnType === MYSQL_TYPE_JSON ? nativeJsonConverter : textConverterFor(col);
+    return { pos: col.position, conv, bytes: wantsBytes(col), decode: cellDecoder(f.characterSet) };
+  });
+  return { targets, missing: table.columns.filter((c) => !seen.has(c.name)), width: table.columns.length };
+}
+
+/**
+ * Converts one row: result column i's bytes are `buf[cells[base + 2i], cells[base + 2i + 1])` (start -1: NULL).
+ * Byte values are copied, so the row does not pin `buf`. Throws what a converter throws.
+ */
+export function convertRow(layout: RowLayout, buf: Buffer, cells: Int32Array, base: number): Row {
+  const { targets, missing } = layout;
+  const row: Row = new Array(layout.width);
+  for (let i = 0; i < targets.length; i++) {
+    const t = targets[i];
+    if (t === null) continue;
+    const start = cells[base + 2 * i];
+    let raw: RawValue;
+    if (start < 0) raw = null;
+    else if (t.bytes) raw = Buffer.from(buf.subarray(start, cells[base + 2 * i + 1]));
+    else raw = t.decode(buf, start, cells[base + 2 * i + 1]);
+    row[t.pos] = t.conv(raw);
+  }
+  for (const c of missing) row[c.position] = null;
+  return row;
+}
+
 /** Raised inside the packet handler by a value that does not convert; rethrown by the scan loop. */
-class RowConversionError extends Error {}
+export class RowConversionError extends Error {}
 
 export async function scanTable(
   conn: Connection,
@@ -87,9 +130,6 @@ export async function scanTable(
   opts: { highWaterMark: number; signal?: AbortSignal; onRow: (row: Row) => Promise<void> },
 ): Promise<ScanStats> {
   const internals = connectionInternals(conn);
-  const byName = new Map(table.columns.map((c) => [c.name.toLowerCase(), c]));
-  const bytes = new Set(table.columns.filter(wantsBytes).map((c) => c.name.toLowerCase()));
-  const width = table.columns.length;
   const highWaterMark = Math.max(1, opts.highWaterMark);
 
   // Rows converted by the packet handler, waiting for the consumer (a FIFO with a moving head).
@@ -107,42 +147,22 @@ export async function scanTable(
     w?.();
   };
 
-  // Result column i → how it becomes a cell; built from the result's field list.
-  let targets: Array<Target | null> = [];
-  let missing: ColumnDef[] = [];
+  let layout: RowLayout = { targets: [], missing: [], width: table.columns.length };
   let decoded = 0;
   const command = new TextQueryCommand(sql, {
     onFields: (fields: ResultField[]) => {
-      const seen = new Set<string>();
-      targets = fields.map((f) => {
-        const col = byName.get(f.name.toLowerCase());
-        if (!col) return null;
-        seen.add(col.name);
-        const conv = f.columnType === MYSQL_TYPE_JSON ? nativeJsonConverter : textConverterFor(col);
-        return { pos: col.position, conv, bytes: bytes.has(f.name.toLowerCase()), decode: cellDecoder(f.characterSet) };
-      });
-      missing = table.columns.filter((c) => !seen.has(c.name));
+      layout = rowLayout(table, fields);
     },
     onRow: (buf, cells) => {
       if (discard || failure) return;
-      const row: Row = new Array(width);
+      let row: Row;
       try {
-        for (let i = 0; i < targets.length; i++) {
-          const t = targets[i];
-          if (t === null) continue;
-          const start = cells[2 * i];
-          let raw: RawValue;
-          if (start < 0) raw = null;
-          else if (t.bytes) raw = Buffer.from(buf.subarray(start, cells[2 * i + 1]));
-          else raw = t.decode(buf, start, cells[2 * i + 1]);
-          row[t.pos] = t.conv(raw);
-        }
+        row = convertRow(layout, buf, cells, 0);
       } catch (err) {
         failure = new RowConversionError((err as Error).message, { cause: err });
         signal();
         return;
       }
-      for (const c of missing) row[c.position] = null;
       decoded++;
       queue.push(row);
       if (!paused && queue.length - head >= highWaterMark) {
@@ -217,11 +237,11 @@ export async function scanTable(
       internals.resume();
     }
   }
-  stats.missingColumns = missing.map((c) => c.name);
+  stats.missingColumns = layout.missing.map((c) => c.name);
   return stats;
 }
 
-function scanError(table: TableDef, sql: string, err: unknown): SnapshotError {
+export function scanError(table: TableDef, sql: string, err: unknown): SnapshotError {
   const e = sqlError(err);
   const name = `${table.database}.${table.name}`;
   if (e.errno === ER.TABLE_DEF_CHANGED) {
