@@ -2,12 +2,14 @@
  * The snapshot's own text-protocol reader (TextQueryCommand under scanTable): cells cut from the row packets by
  * their length prefixes (1-, 3- and 4-byte lengths, NULL), text decoded per column charset, bytes kept as bytes,
  * rows in order under backpressure (the connection paused at highWaterMark and resumed), server errors mid-result
- * and consumer errors.
+ * and consumer errors. The chunked snapshot's reader of whole chunks (readChunkRows): the same rows kept as bytes in
+ * reused arena blocks and converted on demand.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ColumnDef, TableDef } from '../../../src/model/table-def.js';
 import { MysqlDateTime, type Row } from '../../../src/model/values.js';
+import { ChunkArena, readChunkRows } from '../../../src/source/mysql/snapshot/chunk-rows.js';
 import { SnapshotError } from '../../../src/source/mysql/snapshot/errors.js';
 import { scanTable } from '../../../src/source/mysql/snapshot/table-scan.js';
 import { fakeTextProtocolConnection } from './text-protocol-fake.js';
@@ -161,6 +163,70 @@ describe('scanTable over the text protocol', () => {
     await assert.rejects(
       scan({ fields, rows: [['1', 'not a number at all', 'x', '1.00', null, null, null]] }),
       (e: unknown) => e instanceof SnapshotError && /reading d\.t failed/.test(e.message),
+    );
+  });
+});
+
+describe('readChunkRows: a chunk kept as bytes', () => {
+  const chunk = (rows: Array<Array<string | Buffer | null>>, arena: ChunkArena, expected = 4) =>
+    readChunkRows(fakeTextProtocolConnection({ fields, rows }).conn, table, 'SELECT * FROM d.t', arena, expected);
+  const all = (c: { length: number; row(i: number): Row }) => Array.from({ length: c.length }, (_, i) => c.row(i));
+
+  it('converts rows as scanTable does: every length prefix, NULLs, a row larger than an arena block', async () => {
+    const huge = Buffer.alloc(1_500_000, 9); // more than one 1 MiB block
+    const reply = [
+      ['1', '9223372036854775807', 'émoji 😀', '-12.50', '2024-02-29 23:59:59.125', huge, Buffer.from([0xe9, 0x41])],
+      ['2', null, null, null, null, null, null],
+      ['3', '-7', 'x'.repeat(300), '0.00', null, Buffer.alloc(0), 'plain'],
+    ];
+    const c = await chunk(reply, new ChunkArena());
+    const { rows } = await scan({ fields, rows: reply });
+    assert.equal(c.length, 3);
+    assert.deepEqual(all(c), rows);
+    assert.ok((c.row(0)[5] as Buffer).equals(huge));
+  });
+
+  it('more rows than expected grow the index; released blocks are reused without touching other chunks', async () => {
+    const arena = new ChunkArena();
+    const make = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => [String(from + i), String(i), `row ${from + i}`, '1.00', null, null, null]);
+    const a = await chunk(make(0, 50), arena, 4);
+    assert.deepEqual(
+      all(a).map((r) => r[2]),
+      make(0, 50).map((r) => r[2]),
+    );
+    const kept = await chunk(make(1000, 20), arena);
+    a.release();
+    assert.equal(a.length, 0);
+    const b = await chunk(make(2000, 30), arena);
+    assert.deepEqual(
+      all(b).map((r) => r[0]),
+      make(2000, 30).map((r) => Number(r[0])),
+    );
+    assert.deepEqual(
+      all(kept).map((r) => r[2]),
+      make(1000, 20).map((r) => r[2]),
+      'a chunk still held is not overwritten by the next one',
+    );
+  });
+
+  it('a value that does not convert fails as a read error of the table when its row is taken', async () => {
+    const c = await chunk([['1', 'not a number at all', 'x', '1.00', null, null, null]], new ChunkArena());
+    assert.throws(
+      () => c.row(0),
+      (e: unknown) => e instanceof SnapshotError && /reading d\.t failed/.test(e.message),
+    );
+  });
+
+  it('a server error fails the read', async () => {
+    const fake = fakeTextProtocolConnection({
+      fields,
+      rows: [['1', '1', 'x', '1.00', null, null, null]],
+      errorAfterRows: 0,
+    });
+    await assert.rejects(
+      readChunkRows(fake.conn, table, 'SELECT * FROM d.t', new ChunkArena(), 4),
+      (e: unknown) => e instanceof SnapshotError && /was altered/.test(e.message),
     );
   });
 });

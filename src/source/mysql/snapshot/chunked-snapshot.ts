@@ -6,12 +6,13 @@
  *   1. low watermark LW: the binlog position whose commits the chunk's read view contains for certain
  *      (MariaDB/Percona: Binlog_snapshot_position of a START TRANSACTION WITH CONSISTENT SNAPSHOT, exact; MySQL:
  *      performance_schema.log_status read before the read view is created — see snapshot-position.ts);
- *   2. the chunk SELECT, into a buffer keyed by primary key;
+ *   2. the chunk SELECT, its rows kept as bytes (chunk-rows.ts);
  *   3. high watermark HW: SHOW MASTER STATUS after the SELECT;
- *   4. the window is handed to the streaming loop, which removes from the buffer every key touched by a row event
- *      of that table at a position in [LW, HW); once the stream has handled everything before HW, the remaining
- *      rows are emitted as `op: r` — at that point in the stream, so every event before HW precedes them and
- *      every event after HW follows them.
+ *   4. the window is handed to the streaming loop, which records every key touched by a row event of that table
+ *      it handles until the chunk is emitted; once the stream has handled everything before HW, the rows of
+ *      untouched keys are emitted as `op: r` — at that point in the stream, so every event before HW precedes
+ *      them and every later event follows them.
+ * When a chunk is full, the next one is read while it waits and is emitted (read ahead; emitted after it).
  * Progress (per table: the last primary key of the last emitted chunk) rides on every offset emitted afterwards
  * (`SourceOffset.snapshot_chunks`), so a restart resumes at the next chunk. No locks, no writes.
  */
@@ -31,11 +32,12 @@ import type { SignalRecord, SnapshotControl } from '../../../signals/signal.js';
 import type { BinlogEvent } from '../binlog/events.js';
 import type { ServerVersion } from '../server-info.js';
 import type { RecordFactory, SourceInfo } from '../streaming/ports.js';
+import { ChunkArena, type ChunkRows, readChunkRows } from './chunk-rows.js';
 import { describeSqlError } from './errors.js';
 import { IncrementalNotes } from './incremental-notes.js';
 import { detectServer, serverTimeMs } from './server.js';
 import { quoteId } from './sql.js';
-import { defaultSelect, scanTable } from './table-scan.js';
+import { defaultSelect } from './table-scan.js';
 import {
   type BinlogPos,
   chooseWatermarks,
@@ -133,6 +135,9 @@ export function chunkSql(def: TableDef, after: StoredKeyPart[] | null, limit: nu
   return `${defaultSelect(def)}${where} ORDER BY ${pk.join(', ')} LIMIT ${limit}`;
 }
 
+/** How long emitting a chunk runs before it lets other callbacks in (see table-scan.ts). */
+const YIELD_EVERY_MS = 10;
+
 class Mutex {
   private tail: Promise<unknown> = Promise.resolve();
   run<T>(fn: () => Promise<T>): Promise<T> {
@@ -150,9 +155,12 @@ interface Window {
   lw: string;
   /** Null while the chunk is being read. */
   hw: HighWatermark | null;
-  buffer: Map<string, Row>;
+  /** The chunk's rows as read (bytes; null while being read); those with a touched key are not emitted. */
+  rows: ChunkRows | null;
   /** Keys changed by events the stream handled since the window opened. */
   touched: Set<string>;
+  /** Read ahead while the previous chunk of the table waits or is emitted: dropped if a pause comes first. */
+  ahead: boolean;
   selected: number;
   last: StoredKeyPart[] | null;
   /** source.ts_ms of the chunk's rows: the server's clock inside the chunk's read transaction. */
@@ -161,7 +169,8 @@ interface Window {
   outcome: Promise<Outcome>;
 }
 
-type Outcome = 'emitted' | 'stale' | 'aborted';
+/** `paused`: a chunk read ahead that a pause came before; it is read again after the resume. */
+type Outcome = 'emitted' | 'stale' | 'aborted' | 'paused';
 
 export interface ChunkedSnapshotOptions {
   connect(): Promise<Connection>;
@@ -203,6 +212,7 @@ export interface ChunkedSnapshotOptions {
  */
 export class ChunkedSnapshotRunner {
   private readonly lock = new Mutex();
+  private readonly arena = new ChunkArena();
   private readonly state = new Map<string, ChunkTableState>();
   /** Frozen copy of `state` for offsets; rebuilt when progress changes. */
   private stateView: Record<string, ChunkTableState> | null = null;
@@ -378,20 +388,19 @@ export class ChunkedSnapshotRunner {
       for (const row of event.rows) this.onSignal(row);
     }
     if (this.windows.size === 0) return;
+    // Every event the stream handles before a chunk is emitted is emitted before the chunk's rows: the rows of the
+    // keys it changed are stale. (Until the high watermark is known these are the events of [LW, HW); a chunk read
+    // ahead can also wait for the previous chunk's flush while the stream handles events past its HW.)
     for (const w of this.windows) {
-      if (w.id !== id || (w.hw?.position && BinlogPosition.compare(at, w.hw.position) >= 0)) continue;
-      const touch = (row: Row) => {
-        const k = rowKey(row, w.pk);
-        w.touched.add(k);
-        w.buffer.delete(k);
-      };
+      if (w.id !== id) continue;
+      const touched = w.touched;
       if (event.type === 'UPDATE_ROWS' || event.type === 'PARTIAL_UPDATE_ROWS') {
         for (const r of event.rows) {
-          touch(r.before);
-          touch(r.after);
+          touched.add(rowKey(r.before, w.pk));
+          touched.add(rowKey(r.after, w.pk));
         }
       } else {
-        for (const r of event.rows as Row[]) touch(r);
+        for (const r of event.rows as Row[]) touched.add(rowKey(r, w.pk));
       }
     }
   }
@@ -405,8 +414,18 @@ export class ChunkedSnapshotRunner {
     if (gtids) this.streamGtids = gtids;
     if (this.windows.size === 0) return;
     for (const w of [...this.windows]) {
-      if (w.hw?.reachedBy(this.mark())) await this.flush(w);
+      if (this.flushable(w)) await this.flush(w);
     }
+  }
+
+  /** The stream has reached the window's high watermark, and the table's previous chunk is out. */
+  private flushable(w: Window): boolean {
+    if (!w.hw?.reachedBy(this.mark())) return false;
+    for (const o of this.windows) {
+      if (o === w) return true;
+      if (o.id === w.id) return false;
+    }
+    return false;
   }
 
   private mark(): StreamMark {
@@ -523,49 +542,79 @@ export class ChunkedSnapshotRunner {
     const startDef = this.opts.tableDef(db, table);
     if (this.notes && startDef) await this.notes.tableStarted(conn, id, startDef);
     const t0 = performance.now();
-    for (;;) {
-      await this.whilePaused();
-      if (this.opts.signal.aborted || !this.state.has(id)) return;
-      const def = this.opts.tableDef(db, table);
-      if (!def || def.primaryKey.length === 0) {
-        this.log.warn('table vanished or lost its primary key during the chunked snapshot; stopping it', {
-          table: id,
+    // The next chunk, read while this one waits for the stream and is emitted (its rows as bytes: a chunk more).
+    let ahead: Promise<Window> | null = null;
+    const dropAhead = async () => {
+      const next = ahead;
+      ahead = null;
+      const w = await next?.catch(() => null);
+      if (!w) return;
+      if (this.windows.delete(w)) w.resolve('aborted');
+      w.rows?.release();
+      w.rows = null;
+    };
+    try {
+      for (;;) {
+        await this.whilePaused();
+        if (this.opts.signal.aborted || !this.state.has(id)) return;
+        const def = this.opts.tableDef(db, table);
+        if (!def || def.primaryKey.length === 0) {
+          this.log.warn('table vanished or lost its primary key during the chunked snapshot; stopping it', {
+            table: id,
+          });
+          await dropAhead();
+          await this.exclusive(async () => this.tableDone(id));
+          this.notes?.tableEnded(id, st.rows, 'UNKNOWN_SCHEMA');
+          return;
+        }
+        const current: Promise<Window> = ahead ?? this.readChunk(conn, id, def, st.after, false);
+        ahead = null;
+        const w = await current;
+        if (w.selected >= this.opts.chunkSize && w.last && !this.paused && this.windows.has(w)) {
+          ahead = this.readChunk(conn, id, w.def, w.last, true);
+          // Awaited later (a failure then fails the worker); not an unhandled rejection meanwhile.
+          ahead.catch(() => {});
+        }
+        // The stream flushes the window once it has handled everything before HW; if it already has, do it now.
+        await this.exclusive(async () => {
+          if (this.flushable(w)) await this.flush(w);
         });
-        await this.exclusive(async () => this.tableDone(id));
-        this.notes?.tableEnded(id, st.rows, 'UNKNOWN_SCHEMA');
-        return;
+        const outcome = await w.outcome;
+        if (outcome === 'aborted') return;
+        if (outcome === 'stale' || outcome === 'paused') {
+          await dropAhead();
+          if (outcome === 'stale')
+            this.log.info('table definition changed while a chunk was read; re-reading the chunk', { table: id });
+          continue;
+        }
+        if (!this.state.has(id)) {
+          this.log.info('table snapshotted', {
+            table: id,
+            rows: st.rows,
+            chunks: st.chunks,
+            ms: Math.round(performance.now() - t0),
+          });
+          return;
+        }
       }
-      const w = await this.readChunk(conn, id, def, st.after);
-      // The stream flushes the window once it has handled everything before HW; if it already has, do it now.
-      await this.exclusive(async () => {
-        if (w.hw?.reachedBy(this.mark())) await this.flush(w);
-      });
-      const outcome = await w.outcome;
-      if (outcome === 'aborted') return;
-      if (outcome === 'stale') {
-        this.log.info('table definition changed while a chunk was read; re-reading the chunk', { table: id });
-        continue;
-      }
-      if (!this.state.has(id)) {
-        this.log.info('table snapshotted', {
-          table: id,
-          rows: st.rows,
-          chunks: st.chunks,
-          ms: Math.round(performance.now() - t0),
-        });
-        return;
-      }
+    } finally {
+      await dropAhead();
     }
   }
 
   /**
    * Opens the window *before* the low watermark is read: from then on the stream records every key of the table
    * it sees changed (`touched`), so no event at or after the low watermark can slip past, however far ahead the
-   * stream is. Rows of touched keys are left out of (or dropped from) the buffer: the stream carries them.
+   * stream is. Rows of touched keys are not emitted: the stream carries them.
    */
-  private async readChunk(conn: Connection, id: string, def: TableDef, after: StoredKeyPart[] | null): Promise<Window> {
+  private async readChunk(
+    conn: Connection,
+    id: string,
+    def: TableDef,
+    after: StoredKeyPart[] | null,
+    ahead: boolean,
+  ): Promise<Window> {
     const pk = def.primaryKey.map((name) => def.columns.find((c) => c.name === name)!.position);
-    const buffer = new Map<string, Row>();
     const touched = new Set<string>();
     let resolve: (o: Outcome) => void = () => {};
     const outcome = new Promise<Outcome>((r) => {
@@ -577,8 +626,9 @@ export class ChunkedSnapshotRunner {
       pk,
       lw: '',
       hw: null,
-      buffer,
+      rows: null,
       touched,
+      ahead,
       selected: 0,
       last: null,
       tsMs: 0,
@@ -596,40 +646,37 @@ export class ChunkedSnapshotRunner {
   }
 
   private async fillWindow(conn: Connection, w: Window, after: StoredKeyPart[] | null) {
-    const { def, pk, buffer, touched } = w;
+    const { def, pk } = w;
     const watermarks = this.watermarks!;
     // The window is open: everything the stream had handled until now must be visible in the read view.
     w.lw = await watermarks.openReadView(conn, this.mark(), this.opts.signal);
     w.tsMs = await serverTimeMs(conn);
-    let lastRow: Row | null = null;
     const sql = chunkSql(def, after, this.opts.chunkSize);
-    let selected = 0;
+    let rows: ChunkRows;
     try {
-      await scanTable(conn, def, sql, {
-        highWaterMark: this.opts.fetchSize ?? 1024,
-        signal: this.opts.signal,
-        onRow: async (row) => {
-          const k = rowKey(row, pk);
-          if (!touched.has(k)) buffer.set(k, row);
-          lastRow = row;
-          selected++;
-        },
-      });
+      rows = await readChunkRows(conn, def, sql, this.arena, this.opts.chunkSize, this.opts.signal);
     } finally {
       await conn.query('COMMIT').catch(() => {});
     }
     const hw = await watermarks.readHigh(conn);
+    const selected = rows.length;
     this.counters.rowsScanned += selected;
     w.selected = selected;
-    w.last = lastRow
-      ? pk.map((p, i) => storeKeyPart((lastRow as Row)[p], def.columns[pk[i]].dataType.toLowerCase()))
-      : null;
+    if (selected > 0) {
+      const lastRow = rows.row(selected - 1);
+      w.last = pk.map((p, i) => storeKeyPart(lastRow[p], def.columns[pk[i]].dataType.toLowerCase()));
+    }
+    w.rows = rows;
     w.hw = hw;
   }
 
   /** Under the lock: emit the chunk's surviving rows, then the checkpoint carrying the new progress. */
   private async flush(w: Window): Promise<void> {
     if (!this.windows.delete(w)) return;
+    if (w.ahead && this.paused) {
+      w.resolve('paused');
+      return;
+    }
     const [db, table] = splitId(w.id);
     if (this.opts.tableDef(db, table) !== w.def) {
       w.resolve('stale');
@@ -657,11 +704,23 @@ export class ChunkedSnapshotRunner {
     // Stable ids (event-id.ts): the high watermark, the table, the chunk's number and the row's index in it. Two
     // chunks can share a high watermark (nothing written in between); their numbers differ.
     const idPrefix = `${snapshotIdPrefix('incremental', source, w.id)}${st.chunks}.`;
-    for (const row of w.buffer.values()) {
+    const rows = w.rows!;
+    const touched = w.touched.size > 0 ? w.touched : null;
+    let lastYield = performance.now();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows.row(i);
+      if (touched?.has(rowKey(row, w.pk))) continue;
       source.id = idPrefix + emitted;
       for (const record of builder.read(row, source)) await this.opts.emit({ record, offset: null });
       emitted++;
+      // A sink that never blocks hands over through microtasks only: let the next chunk's read (and timers) in.
+      if ((i & 255) === 255 && performance.now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise((r) => setImmediate(r));
+        lastYield = performance.now();
+      }
     }
+    rows.release();
+    w.rows = null;
     this.opts.metrics?.chunkEmitted(w.id, st.chunks, keyText(st.after), keyText(w.last));
     st.rows += emitted;
     st.chunks++;
