@@ -25,7 +25,14 @@ export class ChangeQueue<T> {
   private closed = false;
   private failure: Error | null = null;
   private readonly putWaiters: Waiter[] = [];
-  private takeWaiter: Waiter | null = null;
+  private takeWaiter: (() => void) | null = null;
+  /**
+   * One timer serves every timed wait of takeBatch, re-armed per wait: a timer made and cleared per wait (the
+   * publisher waits once per batch) churns Node's timer lists. Referenced only while a timed wait is on.
+   */
+  private waitTimer: NodeJS.Timeout | null = null;
+  private waitTimerMs = 0;
+  private timedWait = false;
 
   constructor(private readonly options: ChangeQueueOptions) {}
 
@@ -72,14 +79,8 @@ export class ChangeQueue<T> {
     if (this.length === 0) {
       if (this.closed) return null;
       await new Promise<void>((resolve) => {
-        let timer: NodeJS.Timeout | undefined;
-        this.takeWaiter = {
-          resolve: () => {
-            if (timer) clearTimeout(timer);
-            resolve();
-          },
-        };
-        if (timeoutMs !== undefined) timer = setTimeout(() => this.wakeTaker(), timeoutMs);
+        this.takeWaiter = resolve;
+        if (timeoutMs !== undefined) this.armWaitTimer(timeoutMs);
       });
       if (this.length === 0) return this.closed ? null : [];
     }
@@ -110,6 +111,8 @@ export class ChangeQueue<T> {
   close(): void {
     this.closed = true;
     this.wakeTaker();
+    if (this.waitTimer) clearTimeout(this.waitTimer);
+    this.waitTimer = null;
   }
 
   /** Fail waiting producers (e.g. the sink died) so the reader stops. */
@@ -117,7 +120,7 @@ export class ChangeQueue<T> {
     this.failure = err;
     this.closed = true;
     this.wakePutters();
-    this.wakeTaker();
+    this.close();
   }
 
   private isFull(nextSize: number): boolean {
@@ -125,10 +128,28 @@ export class ChangeQueue<T> {
     if (this.length >= this.options.maxItems) return true;
     return this.options.maxBytes > 0 && this.bytes + nextSize > this.options.maxBytes;
   }
+  private armWaitTimer(ms: number): void {
+    this.timedWait = true;
+    if (this.waitTimer && this.waitTimerMs === ms) {
+      this.waitTimer.refresh().ref();
+      return;
+    }
+    if (this.waitTimer) clearTimeout(this.waitTimer);
+    this.waitTimerMs = ms;
+    // Fires for the wait that armed it last (refresh restarts the countdown); a wait already ended ignores it.
+    this.waitTimer = setTimeout(() => {
+      if (this.timedWait) this.wakeTaker();
+    }, ms);
+  }
   private wakeTaker(): void {
     const w = this.takeWaiter;
+    if (!w) return;
     this.takeWaiter = null;
-    w?.resolve();
+    if (this.timedWait) {
+      this.timedWait = false;
+      this.waitTimer?.unref();
+    }
+    w();
   }
   private wakePutters(): void {
     const waiting = this.putWaiters.splice(0);

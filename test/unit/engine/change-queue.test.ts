@@ -91,3 +91,27 @@ test('a taken item is no longer referenced by the queue (it can be collected whi
     [5],
   );
 });
+
+test('timed waits share one timer: each times out on its own, and an ended one never cuts a later wait short', async () => {
+  const q = new ChangeQueue<number>({ maxItems: 10, maxBytes: 0 });
+  const early = q.takeBatch(10, 20);
+  await q.put(1, 1);
+  assert.deepEqual(await early, [1], 'a put ends a timed wait at once');
+  assert.deepEqual(await q.takeBatch(10, 20), [], 'the next timed wait still times out');
+  const again = q.takeBatch(10, 20);
+  await q.put(2, 1);
+  assert.deepEqual(await again, [2]);
+  // An untimed wait while the last timed wait's timer runs out: Node fires timers in deadline order, so once a
+  // later 30 ms timer has fired, the 20 ms one has too.
+  let settled = false;
+  const untimed = q.takeBatch(10).then((b) => {
+    settled = true;
+    return b;
+  });
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(settled, false, 'the ended wait’s timer must not wake an untimed wait');
+  await q.put(3, 1);
+  assert.deepEqual(await untimed, [3]);
+  q.close();
+  assert.equal(await q.takeBatch(10, 20), null);
+});
