@@ -228,7 +228,7 @@ export class BinlogStreamRunner implements StreamRunner {
           );
           st.lastTransactionId(streamer.tracker.lastCommittedGtid);
           st.position(streamer.lastEventEnd.file, streamer.lastEventEnd.pos, streamer.resumeOffset?.gtids ?? undefined);
-          st.connection(stream.state.connected, stream.state.disconnects);
+          st.connection(stream.connected, stream.disconnects);
           historyMetrics.changesApplied(appliedAtStart + (c.history.sequence - seqAtStart));
         }
         if (!ev.artificial && ev.nextPosition > 0 && reached(ev.file, ev.nextPosition)) break;

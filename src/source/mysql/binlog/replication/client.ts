@@ -180,6 +180,11 @@ export class BinlogReplicationClient implements AsyncIterable<RawBinlogEvent> {
     return { ...this.st, file: this.file, position: this.pos };
   }
 
+  /** `state.connected` without copying the state (read once per event). */
+  get connected(): boolean {
+    return this.st.connected;
+  }
+
   /** Server facts learnt during set-up; undefined before `start()` got that far. */
   get session(): ReplicationSession | undefined {
     return this.sessionInfo;

@@ -83,6 +83,14 @@ export class ResilientBinlogStream implements AsyncIterable<RawBinlogEvent> {
     };
   }
 
+  /** `state.connected` and `state.disconnects` without building the state (the stream runner reads them per event). */
+  get connected(): boolean {
+    return this.client?.connected ?? false;
+  }
+  get disconnects(): number {
+    return this.counters.disconnects;
+  }
+
   /** The current connection's server facts (thread id, flavour, checksum), if connected. */
   get session(): ReplicationSession | undefined {
     return this.client?.session;
