@@ -135,8 +135,11 @@ export function chunkSql(def: TableDef, after: StoredKeyPart[] | null, limit: nu
   return `${defaultSelect(def)}${where} ORDER BY ${pk.join(', ')} LIMIT ${limit}`;
 }
 
-/** How long emitting a chunk runs before it lets other callbacks in (see table-scan.ts). */
-const YIELD_EVERY_MS = 10;
+/**
+ * How long emitting a chunk runs before it lets other callbacks in: timers, and the replies of the read-ahead
+ * chunk's statements (each of its round trips waits for the next yield).
+ */
+const YIELD_EVERY_MS = 1;
 
 class Mutex {
   private tail: Promise<unknown> = Promise.resolve();
@@ -650,15 +653,23 @@ export class ChunkedSnapshotRunner {
     const watermarks = this.watermarks!;
     // The window is open: everything the stream had handled until now must be visible in the read view.
     w.lw = await watermarks.openReadView(conn, this.mark(), this.opts.signal);
-    w.tsMs = await serverTimeMs(conn);
+    // The rest is queued at once: mysql2 runs the statements in order, each sent as soon as the previous reply is
+    // in, without a turn of this code in between (which, while a chunk is emitted, waits for its next yield).
     const sql = chunkSql(def, after, this.opts.chunkSize);
-    let rows: ChunkRows;
-    try {
-      rows = await readChunkRows(conn, def, sql, this.arena, this.opts.chunkSize, this.opts.signal);
-    } finally {
-      await conn.query('COMMIT').catch(() => {});
+    const [ts, read, , high] = await Promise.allSettled([
+      serverTimeMs(conn),
+      readChunkRows(conn, def, sql, this.arena, this.opts.chunkSize, this.opts.signal),
+      conn.query('COMMIT'),
+      watermarks.readHigh(conn),
+    ]);
+    if (read.status === 'rejected') throw read.reason;
+    const rows = read.value;
+    if (ts.status === 'rejected' || high.status === 'rejected') {
+      rows.release();
+      throw ts.status === 'rejected' ? ts.reason : (high as PromiseRejectedResult).reason;
     }
-    const hw = await watermarks.readHigh(conn);
+    w.tsMs = ts.value;
+    const hw = high.value;
     const selected = rows.length;
     this.counters.rowsScanned += selected;
     w.selected = selected;
@@ -714,7 +725,7 @@ export class ChunkedSnapshotRunner {
       for (const record of builder.read(row, source)) await this.opts.emit({ record, offset: null });
       emitted++;
       // A sink that never blocks hands over through microtasks only: let the next chunk's read (and timers) in.
-      if ((i & 255) === 255 && performance.now() - lastYield > YIELD_EVERY_MS) {
+      if ((i & 31) === 31 && performance.now() - lastYield > YIELD_EVERY_MS) {
         await new Promise((r) => setImmediate(r));
         lastYield = performance.now();
       }
