@@ -222,14 +222,20 @@ export async function run(): Promise<Figure[]> {
         lowerIsBetter: true,
       });
     }
-    figures.push({
-      // Wall-clock rates swing with other load on a shared machine; CPU-seconds of the reading process are steadier.
-      name: 'snapshot.consistent.rows_per_cpu_s',
-      ours: Math.round(consistent.rowsPerCpuS),
-      reference: Math.round(ref.rowsPerCpuS),
-      unit: 'rows/cpu-s',
-      ref: `${refText}; user+system CPU of the reading process (ours: the capture process, building the records)`,
-    });
+    for (const [name, r] of [
+      ['consistent', consistent],
+      ['chunked_1thread', chunked1],
+      ['chunked_2threads', chunked2],
+    ] as const) {
+      figures.push({
+        // Wall-clock rates swing with other load on a shared machine; CPU-seconds of the reading process are steadier.
+        name: `snapshot.${name}.rows_per_cpu_s`,
+        ours: Math.round(r.rowsPerCpuS),
+        reference: Math.round(ref.rowsPerCpuS),
+        unit: 'rows/cpu-s',
+        ref: `${refText}; user+system CPU of the reading process (ours: the capture process, building the records)`,
+      });
+    }
     figures.push({
       name: 'snapshot.rss_flatness_5x_rows',
       ours: Math.round(flat[1].peakRssMb),
