@@ -37,10 +37,17 @@ export interface FieldConverter {
   write: Writer;
   /** `write(convert(v))` in one step: the hot path's JSON text of a cell, without the intermediate value. */
   text: (v: CellValue) => string;
+  /**
+   * `text` in parts, for writers that test for null themselves (row-writer.ts): a non-null cell's text, or null
+   * where the text is `nullText`; `nullText` = text(null); `missingText` = text(undefined).
+   */
+  present: TextFn;
+  nullText: string;
+  missingText: string;
 }
 
 /** JSON text of one non-null cell, or null where Debezium converts it to null (then null/fallback applies). */
-type TextFn = (v: Exclude<CellValue, null | undefined>) => string | null;
+export type TextFn = (v: Exclude<CellValue, null | undefined>) => string | null;
 
 interface Spec {
   schema: ConnectSchema;
@@ -80,6 +87,12 @@ export const writeString: Writer = (x) =>
 /** JSON string literal of a string. */
 export function quote(x: string): string {
   return NEEDS_ESCAPE.test(x) ? JSON.stringify(x) : `"${x}"`;
+}
+/** quote(x) as one flat string, for texts kept and written many times. */
+function flatQuote(x: string): string {
+  const q = quote(x);
+  NEEDS_ESCAPE.test(q);
+  return q;
 }
 export const writeBoolean: Writer = (x) => (x === null ? 'null' : x ? 'true' : 'false');
 const writeFloat32: Writer = (x) => (x === null ? 'null' : float32Text(x as number));
@@ -141,7 +154,8 @@ export function createFieldConverter(col: ColumnDef, opts: ResolvedOptions, info
             ? missingText
             : fallbackText
           : (textOf(v) ?? fallbackText);
-  return { schema, convert, write, text };
+  const nullText = col.nullable ? 'null' : fallbackText;
+  return { schema, convert, write, text, present: textOf, nullText, missingText: missingText ?? nullText };
 }
 
 function defaultFallback(col: ColumnDef, info: ColumnInfo, fn: ValueFn): JsonValue | undefined {
@@ -184,6 +198,7 @@ function specFor(col: ColumnDef, info: ColumnInfo, opts: ResolvedOptions): Spec 
         fn: (v) => (typeof v === 'bigint' ? BigInt.asIntN(64, v) : (v as number)),
         fallback: 0,
         write: writeNumber,
+        text: (v) => (typeof v === 'bigint' ? String(BigInt.asIntN(64, v)) : numberText(v as number)),
       };
     case 'float':
       if (info.scale === null && (info.length === null || info.length <= 24)) {
@@ -192,6 +207,7 @@ function specFor(col: ColumnDef, info: ColumnInfo, opts: ResolvedOptions): Spec 
           fn: (v) => v as number,
           fallback: 0,
           write: writeFloat32,
+          text: (v) => float32Text(v as number),
         };
       }
       return float64Spec();
@@ -251,6 +267,7 @@ function specFor(col: ColumnDef, info: ColumnInfo, opts: ResolvedOptions): Spec 
         fn: (v) => (Buffer.isBuffer(v) ? uuidText(v) : String(v)),
         fallback: '',
         write: writeString,
+        text: (v) => (Buffer.isBuffer(v) ? `"${uuidText(v)}"` : quote(String(v))),
       };
     case 'inet4':
       return addressSpec(inet4Text);
@@ -288,6 +305,7 @@ function booleanSpec(): Spec {
     fn: (v) => (typeof v === 'number' ? v !== 0 : typeof v === 'bigint' ? v !== 0n : Boolean(v)),
     fallback: false,
     write: writeBoolean,
+    text: (v) => ((typeof v === 'number' ? v !== 0 : typeof v === 'bigint' ? v !== 0n : Boolean(v)) ? 'true' : 'false'),
   };
 }
 
@@ -315,6 +333,7 @@ function decimalSpec(precision: number, scale: number, mode: 'precise' | 'double
       fn: (v) => String(v),
       fallback: scale > 0 ? `0.${'0'.repeat(scale)}` : '0',
       write: writeString,
+      text: (v) => quote(String(v)),
     };
   }
   return {
@@ -333,6 +352,37 @@ function decimalSpec(precision: number, scale: number, mode: 'precise' | 'double
   };
 }
 
+/** base64 of the big-endian `be` reversed to little-endian and zero-padded to `numBytes` (io.debezium.data.Bits). */
+function bitsBase64(be: Buffer, numBytes: number): string {
+  const n = Math.max(numBytes, be.length);
+  if (n > 8) {
+    const out = Buffer.alloc(n);
+    for (let i = 0; i < be.length; i++) out[i] = be[be.length - 1 - i];
+    return out.toString('base64');
+  }
+  // Up to 8 bytes (BIT(64)) without a Buffer: byte i of the little-endian form is be[len - 1 - i], else 0.
+  const last = be.length - 1;
+  let out = '';
+  let i = 0;
+  for (; i + 3 <= n; i += 3) {
+    const t =
+      ((i <= last ? be[last - i] : 0) << 16) |
+      ((i + 1 <= last ? be[last - i - 1] : 0) << 8) |
+      (i + 2 <= last ? be[last - i - 2] : 0);
+    out += B64_PAIRS[t >> 12] + B64_PAIRS[t & 4095];
+  }
+  if (n - i === 1) out += `${B64_PAIRS[(i <= last ? be[last - i] : 0) << 4]}==`;
+  else if (n - i === 2) {
+    const t = ((i <= last ? be[last - i] : 0) << 16) | ((i + 1 <= last ? be[last - i - 1] : 0) << 8);
+    out += `${B64_PAIRS[t >> 12]}${B64_CHARS[(t >> 6) & 63]}=`;
+  }
+  return out;
+}
+
+const B64_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** base64 of every 12-bit group: two characters. */
+const B64_PAIRS = Array.from({ length: 4096 }, (_, i) => B64_CHARS[i >> 6] + B64_CHARS[i & 63]);
+
 function bitSpec(bits: number): Spec {
   if (bits <= 1) {
     return {
@@ -341,6 +391,7 @@ function bitSpec(bits: number): Spec {
       fn: (v) => (Buffer.isBuffer(v) ? (v[v.length - 1] & 1) === 1 : Number(v) !== 0),
       fallback: false,
       write: writeBoolean,
+      text: (v) => ((Buffer.isBuffer(v) ? (v[v.length - 1] & 1) === 1 : Number(v) !== 0) ? 'true' : 'false'),
     };
   }
   const numBytes = Math.ceil(bits / 8);
@@ -353,14 +404,11 @@ function bitSpec(bits: number): Spec {
       parameters: { length: String(bits) },
     },
     // io.debezium.data.Bits is little-endian, padded to ceil(n/8) bytes.
-    fn: (v) => {
-      const be = v as Buffer;
-      const out = Buffer.alloc(Math.max(numBytes, be.length));
-      for (let i = 0; i < be.length; i++) out[i] = be[be.length - 1 - i];
-      return out.toString('base64');
-    },
+    fn: (v) => bitsBase64(v as Buffer, numBytes),
     fallback: '',
     write: writeString,
+    // base64 never needs escaping.
+    text: (v) => `"${bitsBase64(v as Buffer, numBytes)}"`,
   };
 }
 
@@ -379,6 +427,10 @@ function yearSpec(): Spec {
     },
     fallback: 0,
     write: writeNumber,
+    text: (v) => {
+      const y = Number(v);
+      return numberText(y === 0 ? 1900 : adjustYear(y));
+    },
   };
 }
 
@@ -397,6 +449,12 @@ function dateSpec(opts: ResolvedOptions): Spec {
     },
     fallback: 0,
     write: writeNumber,
+    text: (v) => {
+      const d = v as MysqlDate;
+      if (d.year === 0 || d.month === 0 || d.day === 0) return null;
+      const y = adjust ? adjustYear(d.year) : d.year;
+      return numberText(Math.floor(utcMillis(y, d.month, d.day, 0, 0, 0) / 86_400_000));
+    },
   };
 }
 
@@ -519,6 +577,10 @@ function timeSpec(precision: number, opts: ResolvedOptions): Spec {
       },
       fallback: 0,
       write: writeNumber,
+      text: (v) => {
+        const us = (v as MysqlTime).micros;
+        return us < 0 || us > ONE_DAY_MICROS ? null : numberText(Math.trunc(us / 1000));
+      },
     };
   }
   if (mode === 'adaptive' && precision <= 3) {
@@ -527,6 +589,7 @@ function timeSpec(precision: number, opts: ResolvedOptions): Spec {
       fn: (v) => Math.trunc((v as MysqlTime).micros / 1000),
       fallback: 0,
       write: writeNumber,
+      text: (v) => numberText(Math.trunc((v as MysqlTime).micros / 1000)),
     };
   }
   return {
@@ -534,6 +597,7 @@ function timeSpec(precision: number, opts: ResolvedOptions): Spec {
     fn: (v) => (v as MysqlTime).micros,
     fallback: 0,
     write: writeNumber,
+    text: (v) => numberText((v as MysqlTime).micros),
   };
 }
 
@@ -554,48 +618,68 @@ function isoDateText(year: number, month: number, day: number): string {
 }
 
 function isoDateSpec(adjust: boolean): Spec {
+  const fn: ValueFn = (v) => {
+    const d = v as MysqlDate;
+    if (d.year === 0 || d.month === 0 || d.day === 0) return null;
+    return `${isoDateText(adjust ? adjustYear(d.year) : d.year, d.month, d.day)}Z`;
+  };
   return {
     schema: { type: 'string', optional: false, name: 'io.debezium.time.IsoDate', version: 1 },
-    fn: (v) => {
-      const d = v as MysqlDate;
-      if (d.year === 0 || d.month === 0 || d.day === 0) return null;
-      return `${isoDateText(adjust ? adjustYear(d.year) : d.year, d.month, d.day)}Z`;
-    },
+    fn,
     fallback: '1970-01-01Z',
     write: writeString,
+    // ISO text never needs escaping.
+    text: (v) => {
+      const r = fn(v) as string | null;
+      return r === null ? null : `"${r}"`;
+    },
   };
 }
 
 function isoTimestampSpec(micros: (v: Exclude<CellValue, null | undefined>) => number | null): Spec {
+  const fn: ValueFn = (v) => {
+    const us = micros(v);
+    if (us === null) return null;
+    const whole = Math.floor(us / 1_000_000);
+    return `${isoSeconds(whole)}${isoFraction(us - whole * 1_000_000)}Z`;
+  };
   return {
     schema: { type: 'string', optional: false, name: 'io.debezium.time.IsoTimestamp', version: 1 },
-    fn: (v) => {
-      const us = micros(v);
-      if (us === null) return null;
-      const whole = Math.floor(us / 1_000_000);
-      return `${isoSeconds(whole)}${isoFraction(us - whole * 1_000_000)}Z`;
-    },
+    fn,
     fallback: EPOCH_ISO,
     write: writeString,
+    // ISO text never needs escaping.
+    text: (v) => {
+      const r = fn(v) as string | null;
+      return r === null ? null : `"${r}"`;
+    },
   };
+}
+
+function isoTimeText(v: Exclude<CellValue, null | undefined>): string | null {
+  const us = (v as MysqlTime).micros;
+  if (us < 0 || us > ONE_DAY_MICROS) return null;
+  const inDay = us % ONE_DAY_MICROS;
+  const sec = Math.floor(inDay / 1_000_000);
+  const hms = `${TWO_DIGITS[Math.floor(sec / 3600)]}:${TWO_DIGITS[Math.floor(sec / 60) % 60]}:${TWO_DIGITS[sec % 60]}`;
+  return `${hms}${isoFraction(inDay - sec * 1_000_000)}Z`;
 }
 
 const ISO_TIME_SPEC: Spec = {
   schema: { type: 'string', optional: false, name: 'io.debezium.time.IsoTime', version: 1 },
   // IsoTime covers 00:00:00-24:00:00 (24:00:00 prints as 00:00:00Z); Debezium logs and drops other values.
-  fn: (v) => {
-    const us = (v as MysqlTime).micros;
-    if (us < 0 || us > ONE_DAY_MICROS) return null;
-    const inDay = us % ONE_DAY_MICROS;
-    const sec = Math.floor(inDay / 1_000_000);
-    const hms = `${TWO_DIGITS[Math.floor(sec / 3600)]}:${TWO_DIGITS[Math.floor(sec / 60) % 60]}:${TWO_DIGITS[sec % 60]}`;
-    return `${hms}${isoFraction(inDay - sec * 1_000_000)}Z`;
-  },
+  fn: isoTimeText,
   fallback: '00:00:00Z',
   write: writeString,
+  text: (v) => {
+    const r = isoTimeText(v);
+    return r === null ? null : `"${r}"`;
+  },
 };
 
 function enumSpec(options: string[]): Spec {
+  // The members' JSON texts, written once.
+  const texts = options.map((o) => flatQuote(o));
   return {
     schema: {
       type: 'string',
@@ -612,10 +696,34 @@ function enumSpec(options: string[]): Spec {
     },
     fallback: '',
     write: writeString,
+    text: (v) => {
+      if (typeof v === 'string') return quote(v);
+      const index = Number(v);
+      if (index === 0) return '""';
+      return index > 0 && index <= options.length ? texts[index - 1] : null;
+    },
   };
 }
 
+/** SET value text of a member bitmask (convertSetValue(): a bit beyond the member list still adds a separator). */
+function setText(options: string[], v: number | bigint): string {
+  let mask = BigInt(v);
+  let out = '';
+  let first = true;
+  for (let i = 0; mask !== 0n; i++, mask >>= 1n) {
+    if ((mask & 1n) === 0n) continue;
+    if (!first) out += ',';
+    first = false;
+    if (i < options.length) out += options[i];
+  }
+  return out;
+}
+
+/** Distinct SET texts kept per column. */
+const SET_TEXT_CACHE = 1024;
+
 function setSpec(options: string[]): Spec {
+  const cache = new Map<number | bigint, string>();
   return {
     schema: {
       type: 'string',
@@ -624,42 +732,46 @@ function setSpec(options: string[]): Spec {
       version: 1,
       parameters: { allowed: options.join(',') },
     },
-    fn: (v) => {
-      if (typeof v === 'string') return v;
-      let mask = BigInt(v as number | bigint);
-      let out = '';
-      let first = true;
-      // Like convertSetValue(): a bit beyond the member list still adds a separator.
-      for (let i = 0; mask !== 0n; i++, mask >>= 1n) {
-        if ((mask & 1n) === 0n) continue;
-        if (!first) out += ',';
-        first = false;
-        if (i < options.length) out += options[i];
-      }
-      return out;
-    },
+    fn: (v) => (typeof v === 'string' ? v : setText(options, v as number | bigint)),
     fallback: '',
     write: writeString,
+    text: (v) => {
+      if (typeof v === 'string') return quote(v);
+      // Rows of a table repeat few distinct member combinations: their texts are kept, up to a bound.
+      const mask = v as number | bigint;
+      const key = typeof mask === 'bigint' && mask >= 0n && mask <= 0xffff_ffffn ? Number(mask) : mask;
+      let t = cache.get(key);
+      if (t === undefined) {
+        t = flatQuote(setText(options, mask));
+        if (cache.size < SET_TEXT_CACHE) cache.set(key, t);
+      }
+      return t;
+    },
   };
 }
 
 function jsonSpec(col: ColumnDef): Spec {
+  const fn: ValueFn = (v) => {
+    if (v instanceof MysqlJson) return v.text.length === 0 ? (col.nullable ? null : '{}') : v.text;
+    if (v instanceof MysqlJsonPartial) {
+      // TableEventBuilder.update applies the diffs to the before image first; a diff list only gets here when a
+      // caller converts an after image on its own.
+      throw new CdcError(
+        'BINLOG_UNSUPPORTED_EVENT',
+        `Partial JSON update for column ${col.name} without its before image: convert it through TableEventBuilder.update, or set binlog_row_value_options='' (Debezium requires full JSON images)`,
+      );
+    }
+    return String(v);
+  };
   return {
     schema: { type: 'string', optional: false, name: 'io.debezium.data.Json', version: 1 },
-    fn: (v) => {
-      if (v instanceof MysqlJson) return v.text.length === 0 ? (col.nullable ? null : '{}') : v.text;
-      if (v instanceof MysqlJsonPartial) {
-        // TableEventBuilder.update applies the diffs to the before image first; a diff list only gets here when a
-        // caller converts an after image on its own.
-        throw new CdcError(
-          'BINLOG_UNSUPPORTED_EVENT',
-          `Partial JSON update for column ${col.name} without its before image: convert it through TableEventBuilder.update, or set binlog_row_value_options='' (Debezium requires full JSON images)`,
-        );
-      }
-      return String(v);
-    },
+    fn,
     fallback: '{}',
     write: writeString,
+    text: (v) => {
+      const r = fn(v) as string | null;
+      return r === null ? null : quote(r);
+    },
   };
 }
 
@@ -735,6 +847,8 @@ function addressSpec(format: (b: Buffer) => string): Spec {
     fn: (v) => (Buffer.isBuffer(v) ? format(v) : String(v)),
     fallback: '',
     write: writeString,
+    // Address text never needs escaping.
+    text: (v) => (Buffer.isBuffer(v) ? `"${format(v)}"` : quote(String(v))),
   };
 }
 
@@ -783,6 +897,8 @@ function binarySpec(fixedLength: number, opts: ResolvedOptions): Spec {
     fn: (v) => encode(toBuffer(v)),
     fallback: '',
     write: writeString,
+    // hex and base64 never need escaping.
+    text: (v) => `"${encode(toBuffer(v))}"`,
   };
 }
 

@@ -17,6 +17,7 @@ import { EVENT_ID_HEADER, eventIdHeader } from './event-id.js';
 import { applyJsonDiffs } from './json-diff.js';
 import { createKeyEncoder, type KeyEncoder } from './key.js';
 import { type EventOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { type CellText, compileRowWriter, type RowWriter } from './row-writer.js';
 import { adjustSchemaName, dataChangeTopic } from './topics.js';
 import { TRANSACTION_BLOCK_SCHEMA, type TransactionContext, transactionBlockJson } from './transaction.js';
 
@@ -207,7 +208,8 @@ export class TableEventBuilder {
   private readonly positions: number[];
   private readonly prefixes: string[];
   /** Per emitted column: cell → JSON text (conversion, masking and writing in one closure). */
-  private readonly texts: Array<(v: CellValue) => string>;
+  private readonly texts: CellText[];
+  private readonly writer: RowWriter;
   private readonly sourcePrefix: string;
   private readonly sourceTable: string;
   private readonly skipOp: Record<Op, boolean>;
@@ -255,13 +257,15 @@ export class TableEventBuilder {
       const info = columnInfo(col);
       const fc = createFieldConverter(col, opts, info);
       const mapping = columnMapping(fqn, this.tableId, col, info, fc.schema, opts);
-      let text = fc.text;
+      let text: CellText = fc;
       if (mapping) {
         fc.schema.parameters = { ...fc.schema.parameters, ...mapping.parameters };
         const map = mapping.map;
         if (map) {
+          // Masks and truncation apply to the converted value (null and absent cells included).
           const { convert, write } = fc;
-          text = (v) => write(map(convert(v)));
+          const mapped = (v: CellValue) => write(map(convert(v)));
+          text = { present: mapped, nullText: mapped(null), missingText: mapped(undefined) };
         }
       }
       fields.push({ field: col.name, schema: fc.schema });
@@ -271,6 +275,7 @@ export class TableEventBuilder {
       this.texts.push(text);
     }
     this.beforeTexts = this.texts.map(() => '');
+    this.writer = compileRowWriter(this.prefixes, this.texts, this.positions);
     this.valueSchema = { type: 'struct', fields, optional: true, name: adjust(`${this.topic}.Value`) };
     this.envelopeSchema = {
       type: 'struct',
@@ -302,44 +307,7 @@ export class TableEventBuilder {
 
   /** The value struct (before/after) of a row as JSON text, with filtering, conversion and masking applied. */
   rowJson(row: Row): string {
-    const n = this.positions.length;
-    if (n === 0) return '{}';
-    const { prefixes, texts, positions } = this;
-    let out = '';
-    for (let i = 0; i < n; i++) out += prefixes[i] + texts[i](row[positions[i]]);
-    return `${out}}`;
-  }
-
-  /** rowJson(before), keeping each column's text in `beforeTexts` for afterJson. */
-  private beforeJson(before: Row): string {
-    const n = this.positions.length;
-    if (n === 0) return '{}';
-    const { prefixes, texts, positions, beforeTexts } = this;
-    let out = '';
-    for (let i = 0; i < n; i++) {
-      const t = texts[i](before[positions[i]]);
-      beforeTexts[i] = t;
-      out += prefixes[i] + t;
-    }
-    return `${out}}`;
-  }
-
-  /**
-   * rowJson(after) right after beforeJson(before): an update leaves most columns as they were, and a cell identical
-   * to the before image's (the same primitive or object) has the same text, since every column's text is a pure
-   * function of its cell; so only changed cells are converted again.
-   */
-  private afterJson(before: Row, after: Row): string {
-    const n = this.positions.length;
-    if (n === 0) return '{}';
-    const { prefixes, texts, positions, beforeTexts } = this;
-    let out = '';
-    for (let i = 0; i < n; i++) {
-      const p = positions[i];
-      const v = after[p];
-      out += prefixes[i] + (v === before[p] ? beforeTexts[i] : texts[i](v));
-    }
-    return `${out}}`;
+    return this.writer.row(row);
   }
 
   /** True when every key column's cell is identical in both rows (so the key texts are equal). */
@@ -374,8 +342,9 @@ export class TableEventBuilder {
     after = this.withFullJson(before, after, source);
     const oldKey = this.keyJson(before);
     const newKey = oldKey !== null && this.sameKeyCells(before, after) ? oldKey : this.keyJson(after);
-    const beforeJson = this.beforeJson(before);
-    const afterJson = this.afterJson(before, after);
+    // The after image reuses the before image's texts of unchanged cells (RowWriter.after).
+    const beforeJson = this.writer.before(before, this.beforeTexts);
+    const afterJson = this.writer.after(before, after, this.beforeTexts);
     if (oldKey === null || oldKey === newKey) {
       this.emit(out, 'u', newKey, beforeJson, afterJson, source, tx, undefined, 0);
       return out;

@@ -44,6 +44,29 @@ const cases: Array<[string, CellValue[]]> = [
   ['bit(1)', [Buffer.from([1])]],
   ['bit(12)', [Buffer.from([0x0f, 0xff])]],
   ['year', [0, 69, 2024]],
+  ['bool', [0, 1, 2]],
+  ['float(10,2)', [1.5, -0.25]],
+  ['time', [new MysqlTime(0, 0), new MysqlTime(-3_020_399_000_000, 0), new MysqlTime(86_400_000_000, 0)]],
+  ['time(6)', [new MysqlTime(45_296_789_012, 6), new MysqlTime(-1, 6), new MysqlTime(90_000_000_000, 6)]],
+  ['date', [new MysqlDate(69, 1, 1), new MysqlDate(2024, 0, 5), new MysqlDate(1, 12, 31)]],
+  ['datetime(3)', [new MysqlDateTime(2024, 1, 2, 3, 4, 5, 120_000, 3), new MysqlDateTime(70, 1, 1, 0, 0, 0, 0, 3)]],
+  ['bit(7)', [Buffer.from([0x55]), Buffer.from([])]],
+  ['bit(24)', [Buffer.from([1, 2, 3]), Buffer.from([4])]],
+  ['bit(64)', [Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), Buffer.from([0xff, 0xfe])]],
+  ['bit(65)', [Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9])]],
+  ['bigint unsigned', [18446744073709551615n, 9007199254740991]],
+  ['uuid', [Buffer.from('00112233445566778899aabbccddeeff', 'hex'), Buffer.from([1, 2])]],
+  ['inet4', [Buffer.from([127, 0, 0, 1])]],
+  ['inet6', [Buffer.from('20010db8000000000000000000000001', 'hex')]],
+  ['json', [new MysqlJson('"quote \\" \u0001 ü \ud800"'), '{"raw":1}']],
+  ['blob', [Buffer.from([0xfb, 0xff, 0x3e]), 'text as bytes']],
+  ['text', ['ctrl \u0000\u001f\u007f', 'lone \udc00 and pair \ud83d\ude00', 'line\u2028sep']],
+];
+
+/** Columns needing more than a type: ENUM and SET members (with characters that need escaping). */
+const withMembers: Array<[string, string[], CellValue[]]> = [
+  ["enum('a','b\"q','c')", ['a', 'b"q', 'c'], [0, 1, 2, 3, 4, 'literal']],
+  ["set('x','y\\z','w')", ['x', 'y\\z', 'w'], [0, 1, 2n, 3, 7n, 8, 15n, 2n ** 40n, 'x,w']],
 ];
 
 const modes: Array<Partial<EventOptions>> = [
@@ -51,6 +74,8 @@ const modes: Array<Partial<EventOptions>> = [
   { decimalHandlingMode: 'string', binaryHandlingMode: 'hex', timePrecisionMode: 'connect' },
   { decimalHandlingMode: 'double', binaryHandlingMode: 'base64-url-safe', timePrecisionMode: 'adaptive' },
   { bigintUnsignedHandlingMode: 'precise', tinyIntOneToBoolean: true },
+  { timePrecisionMode: 'isostring', binaryHandlingMode: 'base64', enableTimeAdjuster: false },
+  { timePrecisionMode: 'adaptive', decimalHandlingMode: 'precise', bigintUnsignedHandlingMode: 'long' },
 ];
 
 describe('FieldConverter.text', () => {
@@ -58,25 +83,32 @@ describe('FieldConverter.text', () => {
     let checked = 0;
     for (const mode of modes) {
       const opts = resolveOptions({ topicPrefix: 't', ...mode });
-      for (const [type, values] of cases) {
+      const all: Array<[string, string[] | null, CellValue[]]> = [
+        ...cases.map(([type, values]): [string, null, CellValue[]] => [type, null, values]),
+        ...withMembers,
+      ];
+      for (const [type, members, values] of all) {
         for (const nullable of [true, false]) {
           for (const withDefault of [false, true]) {
             const extra =
               withDefault && /int|decimal|char|text/.test(type) ? { hasDefault: true, defaultValue: '7' } : {};
-            const fc = createFieldConverter(col('c', type, { nullable, ...extra }), opts);
-            for (const v of [...values, null, undefined]) {
-              assert.equal(
-                fc.text(v),
-                fc.write(fc.convert(v)),
-                `${type} nullable=${nullable} ${JSON.stringify(mode)} ${String(v)}`,
-              );
+            const fc = createFieldConverter(col('c', type, { nullable, enumValues: members, ...extra }), opts);
+            // Twice: cached texts (SET) must stay right.
+            for (const v of [...values, ...values, null, undefined]) {
+              const what = `${type} nullable=${nullable} ${JSON.stringify(mode)} ${String(v)}`;
+              const expected = fc.write(fc.convert(v));
+              assert.equal(fc.text(v), expected, what);
+              // The parts the row writer uses compose to the same text.
+              const parts =
+                v === null ? fc.nullText : v === undefined ? fc.missingText : (fc.present(v) ?? fc.nullText);
+              assert.equal(parts, expected, `parts of ${what}`);
               checked++;
             }
           }
         }
       }
     }
-    assert.ok(checked > 700);
+    assert.ok(checked > 3000, String(checked));
   });
 });
 
