@@ -33,6 +33,11 @@ export type StartDecision =
       stopAfter: boolean;
       /** The snapshot is taken because the stored position is lost (when_needed): worth a warning. */
       becausePositionLost: boolean;
+      /**
+       * recovery with a resumable stored offset: the schema is recorded at that offset and streaming resumes there
+       * (Debezium's recovery snapshot keeps the previous offset), so changes made while stopped are not skipped.
+       */
+      keepOffset: boolean;
     }
   | {
       kind: 'stream';
@@ -61,6 +66,7 @@ export function decideStart(f: StartFacts): StartDecision {
       replayInterrupted: !chunked && includeData && offset?.snapshot === true,
       stopAfter: mode === 'initial_only',
       becausePositionLost: offset !== null && f.positionLost && mode === 'when_needed',
+      keepOffset: mode === 'recovery' && offset !== null && offset.snapshot !== true && !f.positionLost,
     };
   }
   return { kind: 'stream', schema: f.historyEmpty || offset === null ? 'server' : 'history' };

@@ -57,6 +57,20 @@ describe('decideStart (snapshot.mode rules)', () => {
     }
   });
 
+  it('recovery keeps a resumable stored offset (Debezium: streaming resumes there); no_data and first starts do not', () => {
+    const kept = decideStart(facts({ mode: 'recovery', historyEmpty: true }));
+    assert.ok(kept.kind === 'snapshot' && kept.keepOffset);
+    for (const other of [
+      facts({ mode: 'no_data', historyEmpty: true }),
+      facts({ mode: 'recovery', historyEmpty: true, offset: null }),
+      facts({ mode: 'recovery', historyEmpty: true, offset: { snapshot: true } }),
+      facts({ mode: 'recovery', historyEmpty: true, positionLost: true }),
+    ]) {
+      const d = decideStart(other);
+      assert.ok(d.kind === 'snapshot' && !d.keepOffset, JSON.stringify(other));
+    }
+  });
+
   it('an interrupted snapshot is taken again, replaying the binlog from its start unless chunked', () => {
     const replay = decideStart(facts({ offset: { snapshot: true } }));
     assert.ok(replay.kind === 'snapshot' && replay.replayInterrupted && !replay.chunked);

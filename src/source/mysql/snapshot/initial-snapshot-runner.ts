@@ -12,12 +12,14 @@ import type { SourceOffset } from '../../../model/source-offset.js';
 import type { DatabaseDef, TableDef } from '../../../model/table-def.js';
 import type { InitialSnapshotNotifications, NotificationService } from '../../../notifications/index.js';
 import type { SchemaHistoryEntry } from '../../../stores/schema-history.js';
+import { callbackConnection } from '../binlog/replication/index.js';
 import { binlogFileExists } from '../binlog-files.js';
 import type { MySqlCaptureContext } from '../capture-context.js';
 import type { CaptureRunway } from '../retention/capture-runway.js';
 import { loadSchema } from '../schema/schema-loader.js';
 import { SchemaTracker } from '../schema/schema-tracker.js';
 import type { SourceInfo } from '../streaming/ports.js';
+import { checkRecoveryWindow } from '../streaming/schema-point.js';
 import { type ChunkTableState, estimateRows, tablesWithoutPrimaryKey } from './chunked-snapshot.js';
 import { runConsistentSnapshot } from './consistent-snapshot.js';
 import { SnapshotRowIds } from './row-ids.js';
@@ -64,8 +66,10 @@ export class InitialSnapshotRunner implements SnapshotRunner {
     // the new snapshot's is replayed first, so rows the interrupted snapshot published and that were deleted or
     // changed since get their events (else consumers keep stale rows).
     const interrupted = request.replayInterrupted && stored ? stored : null;
+    // recovery: today's schema goes into history at the stored offset, where streaming resumes (Debezium's).
+    const keep = request.keepOffset && stored ? stored : null;
     try {
-      return await this.snapshot(request.includeData, request.chunked, interrupted);
+      return await this.snapshot(request.includeData, request.chunked, interrupted, keep);
     } catch (err) {
       c.metrics.snapshot.aborted();
       this.options.runway.stop();
@@ -78,6 +82,7 @@ export class InitialSnapshotRunner implements SnapshotRunner {
     includeData: boolean,
     chunked: boolean,
     interrupted: SourceOffset | null,
+    keep: SourceOffset | null,
   ): Promise<SourceOffset> {
     const { context: c, emit, runway, initialNotes } = this.options;
     const { config, logger, metrics, records } = c;
@@ -142,7 +147,11 @@ export class InitialSnapshotRunner implements SnapshotRunner {
       logger,
       signal: this.options.signal,
       emitter: {
-        onSchema: async (tables, pos) => {
+        onSchema: async (tables, read) => {
+          // Under the snapshot's lock the schema holds at `read`; at a kept offset only if no captured table
+          // changed in between, which the binlog window tells.
+          if (keep) await this.checkRecoveryWindow(keep, read);
+          const pos = keep ? { file: keep.file, pos: keep.pos, gtids: keep.gtids ?? null } : read;
           position = pos;
           // Replayed DDLs are older than this snapshot's schema, so they go into history before it.
           if (interrupted) await this.replayWindow(interrupted, pos);
@@ -164,7 +173,7 @@ export class InitialSnapshotRunner implements SnapshotRunner {
               heldSchemaEvent = entry;
             }
           }
-          if (!chunked) {
+          if (!chunked && !keep) {
             // The replayed window is queued before this checkpoint, so once it is committed a restart only needs to
             // replay from this snapshot's own position: each interrupted attempt costs one window, not all of them.
             // It follows the schema's history entries: a restart from it rebuilds the schema at this position from
@@ -219,7 +228,7 @@ export class InitialSnapshotRunner implements SnapshotRunner {
       },
     });
     await flushHeldSchemaEvent('last');
-    const done: SourceOffset = {
+    const done: SourceOffset = keep ?? {
       file: result.position.file,
       pos: result.position.pos,
       ...(result.position.gtids ? { gtids: result.position.gtids } : {}),
@@ -237,6 +246,28 @@ export class InitialSnapshotRunner implements SnapshotRunner {
     await emit({ record: null, offset: done, flush: true });
     logger.info('snapshot completed', { rows: result.totalRows, ms: result.durationMs, lock: result.lockMode });
     return done;
+  }
+
+  /** recovery: fails when a captured table's schema changed between the kept offset and the schema read. */
+  private async checkRecoveryWindow(keep: SourceOffset, read: { file: string; pos: number }): Promise<void> {
+    const c = this.options.context;
+    await checkRecoveryWindow(
+      {
+        connection: callbackConnection(c.connect),
+        serverId: c.config.database.serverId,
+        logger: c.logger,
+        tableFilter: c.filter,
+      },
+      keep,
+      read,
+    );
+    c.logger.info(
+      'snapshot.mode=recovery: no captured table changed since the stored offset; streaming resumes there',
+      {
+        from: `${keep.file}:${keep.pos}`,
+        schemaReadAt: `${read.file}:${read.pos}`,
+      },
+    );
   }
 
   /**

@@ -123,12 +123,33 @@ export interface BinlogWindowOptions {
   tableFilter?: TableFilter;
 }
 
+/** A statement in a binlog window that may change a captured table's schema. */
+export interface SchemaChangeAt {
+  /** `file:pos` of its event. */
+  at: string;
+  /** The tables it names (`db.table`), or null when it may change any (unparseable, database-level). */
+  tables: string[] | null;
+}
+
 /** Reads the binlog from `from` up to `to` and says whether a QUERY event there may change a schema. */
 export async function binlogWindowChangesSchema(
   options: BinlogWindowOptions,
   from: PositionLike,
   to: PositionLike,
 ): Promise<boolean> {
+  return (await binlogWindowSchemaChanges(options, from, to, { first: true })).length > 0;
+}
+
+/**
+ * The statements between `from` and `to` that may change a captured table's schema (mayChangeSchema): all of
+ * them, or with `first` only the first found. A window not read to its end within `timeoutMs` fails.
+ */
+export async function binlogWindowSchemaChanges(
+  options: BinlogWindowOptions,
+  from: PositionLike,
+  to: PositionLike,
+  { first = false, timeoutMs = WINDOW_READ_TIMEOUT_MS }: { first?: boolean; timeoutMs?: number } = {},
+): Promise<SchemaChangeAt[]> {
   const end = BinlogPosition.of(to.file, to.pos);
   const reached = (file: string, pos: number) => BinlogPosition.of(file, pos).compareTo(end) >= 0;
   const client = new BinlogReplicationClient({
@@ -139,7 +160,8 @@ export async function binlogWindowChangesSchema(
     logger: options.logger,
   });
   const decoder = new BinlogDecoder();
-  const timer = setTimeout(() => void client.stop(), WINDOW_READ_TIMEOUT_MS);
+  const timer = setTimeout(() => void client.stop(), timeoutMs);
+  const found: SchemaChangeAt[] = [];
   let done = false;
   try {
     await client.start();
@@ -153,7 +175,10 @@ export async function binlogWindowChangesSchema(
       if (type === EventType.FORMAT_DESCRIPTION) decoder.decode(ev.raw, ev.position);
       else if (!ev.artificial && (type === EventType.QUERY || type === EventType.MARIADB_QUERY_COMPRESSED)) {
         const event = decoder.decode(ev.raw, ev.position);
-        if (event.type === 'QUERY' && mayChangeSchema(event.query, event.database, options.tableFilter)) return true;
+        if (event.type === 'QUERY' && mayChangeSchema(event.query, event.database, options.tableFilter)) {
+          found.push({ at: `${ev.file}:${ev.position}`, tables: namedTables(event.query, event.database) });
+          if (first) return found;
+        }
       }
       if (!ev.artificial && ev.nextPosition > 0 && reached(ev.file, ev.nextPosition)) {
         done = true;
@@ -166,8 +191,55 @@ export async function binlogWindowChangesSchema(
   }
   if (!done) {
     throw new SchemaPointError(
-      `could not read the binlog from ${from.file}:${from.pos} to ${to.file}:${to.pos} within ${WINDOW_READ_TIMEOUT_MS / 1000} s to check it for schema changes`,
+      `could not read the binlog from ${from.file}:${from.pos} to ${to.file}:${to.pos} within ${timeoutMs / 1000} s to check it for schema changes`,
     );
   }
-  return false;
+  return found;
+}
+
+/** The tables a schema statement names, qualified with the event's database; null when it cannot tell. */
+function namedTables(sql: string, database: string | undefined): string[] | null {
+  let names: ReturnType<typeof tableNames>;
+  try {
+    names = tableNames(parseDdl(sql));
+  } catch {
+    return null;
+  }
+  if (names === 'none' || names === 'unknown') return null;
+  return [...new Set(names.map((n) => `${n.database ?? database ?? ''}.${n.name}`))];
+}
+
+/** Reading the binlog from a stored offset to now can be long (the time the connector was stopped). */
+const RECOVERY_WINDOW_TIMEOUT_MS = 30 * 60_000;
+
+/** snapshot.mode=recovery cannot record today's schema at the stored offset: captured tables changed since. */
+export class SchemaRecoveryError extends CdcError {
+  constructor(message: string) {
+    super('SCHEMA_INCONSISTENT', message);
+  }
+}
+
+/**
+ * snapshot.mode=recovery records the schema read now at the stored offset `from` (Debezium's recovery keeps the
+ * offset), which is right only if no captured table's schema changed between `from` and `to` (now). Debezium only
+ * warns against it in its docs and decodes the older rows with today's columns; this reads the window and fails
+ * with the tables changed and the way out.
+ */
+export async function checkRecoveryWindow(
+  options: BinlogWindowOptions,
+  from: PositionLike,
+  to: PositionLike,
+): Promise<void> {
+  if (BinlogPosition.compare(from, to) >= 0) return;
+  const changes = await binlogWindowSchemaChanges(options, from, to, { timeoutMs: RECOVERY_WINDOW_TIMEOUT_MS });
+  if (changes.length === 0) return;
+  const named = [...new Set(changes.flatMap((c) => c.tables ?? []))];
+  const unnamed = changes.filter((c) => c.tables === null).map((c) => c.at);
+  const what = [
+    ...(named.length > 0 ? [`DDL on ${named.join(', ')}`] : []),
+    ...(unnamed.length > 0 ? [`statements that may change any table (at ${unnamed.slice(0, 5).join(', ')})`] : []),
+  ].join(' and ');
+  throw new SchemaRecoveryError(
+    `snapshot.mode=recovery records today's schema at the stored offset ${from.file}:${from.pos}, but the binlog since then holds ${what} (first at ${changes[0]?.at}), so rows written before those changes would be decoded with today's columns. Restore the schema history (schema.history.internal.*) from a backup and start with snapshot.mode=initial; or take a new snapshot: remove the stored offset (offset.storage.*) and start with snapshot.mode=initial (rows and schema) or no_data (schema only; changes made since the stored offset are not captured)`,
+  );
 }
