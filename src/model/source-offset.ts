@@ -37,6 +37,8 @@ export interface SourceOffset {
   vgtid?: string;
   /** Chunked snapshot progress, keyed by table id (owned by the snapshot module). */
   snapshot_chunks?: Record<string, unknown>;
+  /** The chunked snapshot in `snapshot_chunks` is paused (pause-snapshot): a restart keeps it paused. */
+  snapshot_chunks_paused?: boolean;
   /** Read positions of signal channels that keep one, by channel (e.g. Kinesis shard → sequence number). */
   signal_offsets?: Record<string, Record<string, string>>;
 }

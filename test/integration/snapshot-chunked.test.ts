@@ -393,4 +393,67 @@ describe('ad-hoc snapshots and when_needed', () => {
     assert.equal(reads.length, 99, 'a new snapshot of the table as it is now');
     assertSameState(state, await dbState(server, db, 't'));
   });
+
+  it('a paused chunked snapshot stays paused across a restart (the pause is in the offset) until resume-snapshot', async () => {
+    const server = mariadb();
+    const db = await server.createDatabase('pausekept');
+    await server.query(`
+      CREATE TABLE \`${db}\`.t (id INT PRIMARY KEY, v VARCHAR(12) NOT NULL);
+      CREATE TABLE \`${db}\`.cdc_signal (id VARCHAR(42) PRIMARY KEY, type VARCHAR(32) NOT NULL, data VARCHAR(2048) NULL);`);
+    await fill(server, db, 't', 300);
+    const env = captureEnv(server, db, {
+      'snapshot.mode': 'no_data',
+      'snapshot.chunk.size': '50',
+      'signal.data.collection': `${db}.cdc_signal`,
+    });
+    const offsets = join(env.dir, 'offsets.json');
+    const signal = (id: string, type: string, data: object) => [id, type, JSON.stringify(data)];
+    const reads = () => rebuild(env.lines(), 't').reads.length;
+
+    const first = startCapture(env.config, silentLogger);
+    try {
+      await waitFor('streaming', () => first.source.metrics.phase === 'streaming');
+      // The pause is in the same INSERT as the request: it takes effect before the first chunk.
+      const rows = [
+        signal('inc-1', 'execute-snapshot', { 'data-collections': [`${db}.t`], type: 'incremental' }),
+        signal('p-1', 'pause-snapshot', { type: 'incremental' }),
+      ];
+      await server.query(`INSERT INTO \`${db}\`.cdc_signal VALUES (?,?,?),(?,?,?)`, rows.flat());
+      await waitFor('the pause', () => first.source.metrics.snapshot.SnapshotPaused);
+      await waitFor('an offset with the paused snapshot', () => {
+        try {
+          return readFileSync(offsets, 'utf8').includes('snapshot_chunks');
+        } catch {
+          return false;
+        }
+      });
+    } finally {
+      first.stop();
+      await first.done;
+    }
+    const readBeforeRestart = reads();
+    assert.ok(readBeforeRestart < 300, `the snapshot finished before the pause (${readBeforeRestart} rows)`);
+
+    const second = startCapture(env.config, silentLogger);
+    try {
+      await waitFor('streaming after the restart', () => second.source.metrics.phase === 'streaming');
+      // A change streamed after the restart: the resumed snapshot had the chance to read chunks by then.
+      await server.query(`INSERT INTO \`${db}\`.t VALUES (100000, 'after')`);
+      await waitFor('the insert after the restart', () =>
+        env.lines().some((l) => (l.value as { after?: { id?: number } })?.after?.id === 100000),
+      );
+      assert.equal(second.source.metrics.snapshot.SnapshotPaused, true, 'still paused after the restart');
+      assert.equal(reads(), readBeforeRestart, 'no chunk read while paused');
+      await server.query(
+        `INSERT INTO \`${db}\`.cdc_signal VALUES (?,?,?)`,
+        signal('r-1', 'resume-snapshot', { type: 'incremental' }),
+      );
+      await waitFor('the resumed snapshot', () => !second.source.metrics.snapshot.SnapshotRunning && reads() >= 300);
+    } finally {
+      second.stop();
+      await second.done;
+    }
+    assert.doesNotMatch(readFileSync(offsets, 'utf8'), /snapshot_chunks/, 'the finished snapshot left the offset');
+    assertSameState(rebuild(env.lines(), 't').state, await dbState(server, db, 't'));
+  });
 });

@@ -66,6 +66,11 @@ export interface ChunkTableState {
   correlation?: string;
 }
 
+/** A chunked snapshot resumed from `offset` was paused there (pause-snapshot). */
+export function chunkedSnapshotPaused(offset: SourceOffset | null): boolean {
+  return offset?.snapshot_chunks_paused === true;
+}
+
 export function pendingChunkTables(offset: SourceOffset | null): Record<string, ChunkTableState> {
   const raw = offset?.snapshot_chunks;
   if (!raw || typeof raw !== 'object') return {};
@@ -241,6 +246,8 @@ export class ChunkedSnapshotRunner {
   constructor(
     private readonly opts: ChunkedSnapshotOptions,
     resume: Record<string, ChunkTableState>,
+    /** The resumed snapshot was paused (the offset's snapshot_chunks_paused): it stays paused. */
+    resumePaused = false,
   ) {
     this.log = opts.logger.child({ component: 'chunked-snapshot' });
     this.notes = opts.notifications ? new IncrementalNotes(opts.notifications) : null;
@@ -258,7 +265,9 @@ export class ChunkedSnapshotRunner {
     if (ids.length > 0) {
       this.log.info('resuming chunked snapshot', {
         tables: Object.fromEntries(ids.map((id) => [id, { after: resume[id].after, chunks: resume[id].chunks }])),
+        paused: resumePaused,
       });
+      if (resumePaused) this.pause();
       this.refreshView();
       this.enqueue(ids);
     }
@@ -277,7 +286,9 @@ export class ChunkedSnapshotRunner {
   /** Adds the chunk progress to an offset the stream (or a heartbeat) emits. */
   decorate(offset: SourceOffset): SourceOffset {
     if (!this.stateView) return offset;
-    return { ...offset, snapshot_chunks: this.stateView };
+    return this.paused
+      ? { ...offset, snapshot_chunks: this.stateView, snapshot_chunks_paused: true }
+      : { ...offset, snapshot_chunks: this.stateView };
   }
 
   /** Request tables (`db.table`) to be snapshotted in chunks. Already pending tables are left as they are. */
@@ -319,8 +330,8 @@ export class ChunkedSnapshotRunner {
 
   /**
    * Debezium's pause-snapshot, resume-snapshot and stop-snapshot signals. A pause takes effect before the next
-   * chunk (a chunk being read is emitted) and lasts until resume-snapshot or the capture stops (a restart resumes
-   * reading); stop drops the named tables (or all) from the snapshot and from the offset.
+   * chunk (a chunk being read is emitted) and lasts until resume-snapshot, across restarts (the offset's
+   * snapshot_chunks_paused); stop drops the named tables (or all) from the snapshot and from the offset.
    */
   async control(c: SnapshotControl): Promise<void> {
     if (!this.running) {
@@ -329,11 +340,8 @@ export class ChunkedSnapshotRunner {
     }
     if (c.kind === 'pause') {
       if (this.paused) return;
-      this.paused = true;
-      this.opts.metrics?.paused();
-      this.log.info('incremental snapshot paused');
-      this.notes?.paused();
-      return;
+      this.pause();
+      return this.checkpointPause();
     }
     if (c.kind === 'resume') {
       if (!this.paused) return;
@@ -342,7 +350,7 @@ export class ChunkedSnapshotRunner {
       this.log.info('incremental snapshot resumed');
       this.notes?.unpaused();
       for (const r of this.resumeWaiters.splice(0)) r();
-      return;
+      return this.checkpointPause();
     }
     await this.exclusive(async () => {
       const stopped = c.tables === null ? [...this.state.keys()] : c.tables.filter((t) => this.state.has(t));
@@ -361,6 +369,18 @@ export class ChunkedSnapshotRunner {
       for (const r of this.resumeWaiters.splice(0)) r();
       for (const r of this.idleWaiters.splice(0)) r();
     }
+  }
+
+  private pause(): void {
+    this.paused = true;
+    this.opts.metrics?.paused();
+    this.log.info('incremental snapshot paused');
+    this.notes?.paused();
+  }
+
+  /** The pause is kept in the offset: a checkpoint now, between events, so an idle stream stores it too. */
+  private checkpointPause(): Promise<void> {
+    return this.exclusive(() => this.opts.emit({ record: null, offset: this.decorate(this.opts.checkpoint()) }));
   }
 
   private async whilePaused(): Promise<void> {

@@ -21,7 +21,7 @@ import {
 } from '../../../signals/index.js';
 import type { MySqlCaptureContext } from '../capture-context.js';
 import { runBlockingSnapshot } from '../snapshot/blocking-snapshot.js';
-import { ChunkedSnapshotRunner, pendingChunkTables } from '../snapshot/chunked-snapshot.js';
+import { ChunkedSnapshotRunner, chunkedSnapshotPaused, pendingChunkTables } from '../snapshot/chunked-snapshot.js';
 
 export interface StreamSnapshotsOptions {
   /** The stream's start offset (chunk progress and signal read positions stored in it resume). */
@@ -76,6 +76,7 @@ export class StreamSnapshots {
         signal: options.signal,
       },
       pendingChunkTables(options.start),
+      chunkedSnapshotPaused(options.start),
     );
     if (runner.running) metrics.snapshot.chunkedResumed();
     this.chunked = runner;
