@@ -37,13 +37,7 @@ async function stream(events: BinlogEvent[], start: SourceOffset | null, gtids =
     {
       decode: (raw) => events[raw[0]],
       schema: { getTable: () => items, applyDdl: () => ({ tableChanges: [], ignored: true }) },
-      history: {
-        initializeStorage: async () => {},
-        exists: async () => false,
-        record: async () => {},
-        recover: async () => [],
-        close: async () => {},
-      },
+      history: { record: async () => {}, next: () => 1 },
       records: factory,
       tableFilter: (_db, t) => t === 'items',
       skippedOperations: new Set(),
@@ -54,7 +48,6 @@ async function stream(events: BinlogEvent[], start: SourceOffset | null, gtids =
       logger: silentLogger,
     },
     start,
-    0,
   );
   const out: QueueItem[] = [];
   for (let i = 0; i < events.length; i++) {

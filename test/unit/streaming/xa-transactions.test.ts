@@ -67,13 +67,10 @@ async function run(events: BinlogEvent[], ddl: string[] = []) {
         },
       },
       history: {
-        initializeStorage: async () => {},
-        exists: async () => false,
         record: async (e) => {
           recorded.push(e);
         },
-        recover: async () => [],
-        close: async () => {},
+        next: () => recorded.length + 1,
       },
       records,
       tableFilter: (db) => db === 'db',
@@ -85,7 +82,6 @@ async function run(events: BinlogEvent[], ddl: string[] = []) {
       logger: silentLogger,
     },
     { file: 'binlog.000001', pos: 4, gtids: `${U}:1-9` },
-    0,
   );
   const out: QueueItem[] = [];
   for (let i = 0; i < events.length; i++) {

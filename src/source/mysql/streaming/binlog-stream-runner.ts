@@ -145,7 +145,7 @@ export class BinlogStreamRunner implements StreamRunner {
       ...(live ? { onEvent: (event) => metrics.streaming.eventRead(event.header.timestamp * 1000, event.type) } : {}),
     };
     const seqAtStart = c.history.sequence;
-    const streamer = new BinlogStreamer(streamerOptions, start, seqAtStart);
+    const streamer = new BinlogStreamer(streamerOptions, start);
     if (snapshots) this.live = { streamer, snapshots };
     const stream = new ResilientBinlogStream({
       connection: callbackConnection(c.connect),

@@ -15,8 +15,9 @@ import type { SinkRecord } from '../../../model/sink-record.js';
 import type { SourceOffset } from '../../../model/source-offset.js';
 import type { TableDef } from '../../../model/table-def.js';
 import type { Row } from '../../../model/values.js';
-import type { SchemaHistory, SchemaHistoryEntry } from '../../../stores/schema-history.js';
+import type { SchemaHistoryEntry } from '../../../stores/schema-history.js';
 import type { BinlogEvent, QueryEvent, RowsEvent, TableMapEvent, XaPrepareEvent } from '../binlog/events.js';
+import type { HistoryRecorder } from '../history-recorder.js';
 import { schemaChangeEvents } from '../schema/change-events.js';
 import { rowEndIndex, versionedChange } from '../schema/system-versioning.js';
 import type { RecordFactory, SchemaPort, SourceInfo } from './ports.js';
@@ -53,7 +54,8 @@ export interface BinlogStreamerOptions {
   inconsistentSchemaHandlingMode?: 'fail' | 'warn' | 'skip';
   decode(raw: Buffer): BinlogEvent;
   schema: SchemaPort;
-  history: SchemaHistory;
+  /** Where DDLs are recorded: the capture's HistoryRecorder, which numbers the entries. */
+  history: Pick<HistoryRecorder, 'record' | 'next'>;
   records: RecordFactory;
   tableFilter(db: string, table: string): boolean;
   /** Debezium's skipped.operations: any of c, u, d, t. */
@@ -78,7 +80,6 @@ export const DML = /^\s*(INSERT|UPDATE|DELETE|REPLACE|LOAD\s+DATA|CALL)\b/i;
 export class BinlogStreamer {
   readonly tracker: TransactionTracker;
   private readonly xa = new XaTransactions();
-  private historySeq = 0;
   private query: string | null = null;
   private threadId: number | null = null;
   /** Binlog coordinates of the last event handled (for caught-up checks). */
@@ -96,16 +97,9 @@ export class BinlogStreamer {
   constructor(
     private readonly options: BinlogStreamerOptions,
     start: SourceOffset | null,
-    historySeqStart: number,
   ) {
     this.tracker = new TransactionTracker(start);
     this.lastOffset = start;
-    this.historySeq = historySeqStart;
-  }
-
-  /** Sequence number of the last schema-history entry this streamer assigned. */
-  get historySequence(): number {
-    return this.historySeq;
   }
 
   /** The last offset handed out: where a reconnect must resume so nothing is lost or repeated. */
@@ -235,7 +229,8 @@ export class BinlogStreamer {
       await this.onTruncate(applied.truncated, emit);
     } else if (!applied.ignored) {
       const entry: SchemaHistoryEntry = {
-        seq: ++this.historySeq,
+        // The recorder decides the number when it records the entry; a replayed DDL takes none.
+        seq: this.options.history.next(),
         position: { file: t.file, pos: t.eventPos, gtids: t.gtidSet },
         ts_ms: event.header.timestamp * 1000,
         databaseName: event.database,
@@ -245,8 +240,7 @@ export class BinlogStreamer {
       const upTo = this.options.historyRecordedUpTo;
       const replayed =
         upTo && BinlogPosition.of(t.file, t.eventPos, this.options.serverGeneration?.() ?? 0).isAtOrBefore(upTo);
-      if (replayed) this.historySeq--;
-      else await this.options.history.record(entry);
+      if (!replayed) await this.options.history.record(entry);
       if (this.options.includeSchemaChanges) {
         let n = 0;
         for (const change of schemaChangeEvents(applied, applied.tableChanges, sql, event.database)) {
