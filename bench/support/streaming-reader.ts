@@ -8,6 +8,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import type { SinkRecord } from '../../src/model/sink-record.js';
 import type { Sink } from '../../src/sinks/sink.js';
 import { peakRssMb } from '../harness.js';
@@ -35,6 +36,10 @@ export interface StreamingResult {
   peakRssMb: number;
   /** User + system CPU time of the reader process (steadier than wall time on a busy machine). */
   cpuMs: number;
+  /** Garbage-collector pauses of the reader's main thread (PerformanceObserver 'gc' entries): count and ms. */
+  scavenges: number;
+  markCompacts: number;
+  gcMs: number;
   /** ours: the most items the change queue held at once (it is bounded by max.queue.size). */
   peakQueue?: number;
   maxQueue?: number;
@@ -162,6 +167,15 @@ async function zongji(job: StreamingJob): Promise<{ rows: number }> {
 const mode = process.argv[2] as StreamingMode;
 const job = JSON.parse(process.argv[3] ?? '{}') as StreamingJob;
 if (mode !== 'ours' && mode !== 'zongji') throw new Error(`unknown mode ${mode}`);
+const gc = { scavenges: 0, markCompacts: 0, ms: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gc.scavenges++;
+    else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.markCompacts++;
+    gc.ms += e.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
 const out = mode === 'ours' ? await ours(job) : await zongji(job);
@@ -173,6 +187,9 @@ const result: StreamingResult = {
   ...out,
   ms: Math.round(ms),
   cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+  scavenges: gc.scavenges,
+  markCompacts: gc.markCompacts,
+  gcMs: Math.round(gc.ms),
   rowsPerSecond: Math.round(out.rows / (ms / 1000)),
   peakRssMb: Math.round((await peakRssMb()) * 10) / 10,
 };
