@@ -7,7 +7,6 @@ export interface CliIo {
 
 export interface Command {
   name: string;
-  summary: string;
   usage: string;
   run(argv: string[], io: CliIo): Promise<number>;
 }

@@ -1,22 +1,53 @@
 /** `cdc` command entry point: a table of subcommands, each in src/cli/commands/. */
 import { CdcError, errorMessage } from '../common/errors.js';
-import { binlogDumpCli } from './commands/binlog-dump-cli.js';
-import { checkCommand } from './commands/check.js';
-import { configDocsCommand } from './commands/config-docs.js';
-import { demoCommand } from './commands/demo.js';
-import { runCommand } from './commands/run.js';
-import { snapshotCommand } from './commands/snapshot.js';
-import { transformCommand } from './commands/transform.js';
 import { type CliIo, type Command, ExitCode } from './io.js';
 
-const commands: Command[] = [
-  runCommand,
-  snapshotCommand,
-  checkCommand,
-  demoCommand,
-  binlogDumpCli,
-  configDocsCommand,
-  transformCommand,
+/**
+ * The subcommands. Each module is imported only when its command runs: `cdc --help` and `cdc check` do not load
+ * the capture engine, the AWS SDKs or the Kafka client (the summaries live here for that reason).
+ */
+interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+export const commands: readonly CommandEntry[] = [
+  {
+    name: 'run',
+    summary: 'run the capture task (snapshot, then stream the binlog)',
+    load: async () => (await import('./commands/run.js')).runCommand,
+  },
+  {
+    name: 'snapshot',
+    summary: 'request an ad-hoc chunked snapshot of tables from the running capture',
+    load: async () => (await import('./commands/snapshot.js')).snapshotCommand,
+  },
+  {
+    name: 'check',
+    summary: 'pre-flight checks of the source database and user',
+    load: async () => (await import('./commands/check.js')).checkCommand,
+  },
+  {
+    name: 'demo',
+    summary: 'run the embedded end-to-end demo (MariaDB → capture → Kinesis, state in DynamoDB)',
+    load: async () => (await import('./commands/demo.js')).demoCommand,
+  },
+  {
+    name: 'binlog-dump',
+    summary: 'decode binlog files to one JSON line per event',
+    load: async () => (await import('./commands/binlog-dump-cli.js')).binlogDumpCli,
+  },
+  {
+    name: 'config-docs',
+    summary: 'print the configuration reference (Markdown)',
+    load: async () => (await import('./commands/config-docs.js')).configDocsCommand,
+  },
+  {
+    name: 'transform',
+    summary: 'apply transforms (SMTs) to NDJSON records from stdin',
+    load: async () => (await import('./commands/transform.js')).transformCommand,
+  },
 ];
 
 function usage(): string {
@@ -51,7 +82,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     return ExitCode.USAGE;
   }
   try {
-    return await command.run(rest, io);
+    return await (await command.load()).run(rest, io);
   } catch (err) {
     // Last resort: commands report their own errors; this keeps a stack trace from being the only message.
     const code = err instanceof CdcError ? ` [${err.code}]` : '';

@@ -2,11 +2,7 @@
  * Credentials from AWS Secrets Manager (`database.secret.arn`), merged after validation as a separate async step
  * so `parseConfig` stays pure. The secret uses the RDS JSON layout: username, password, host, port, engine.
  */
-import {
-  GetSecretValueCommand,
-  type GetSecretValueCommandOutput,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+import type { GetSecretValueCommand, GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
 import { ConfigError, type ConfigProblem } from '../common/config-error.js';
 import { CdcError } from '../common/errors.js';
 import { Secret } from '../common/secret.js';
@@ -43,6 +39,8 @@ const FATAL_AWS_ERRORS = new Set([
 export async function resolveSecrets(config: CdcConfig, options: { client?: SecretsClient } = {}): Promise<CdcConfig> {
   const ref = config.database.secret;
   if (!ref || ref.resolved) return config;
+  // Loaded only when a secret is configured (the SDK costs tens of ms of CPU to load).
+  const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
   const client: SecretsClient =
     options.client ??
     new SecretsManagerClient({

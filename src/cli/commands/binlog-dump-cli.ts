@@ -3,7 +3,6 @@ import { binlogDumpCommand } from './binlog-dump.js';
 
 export const binlogDumpCli: Command = {
   name: 'binlog-dump',
-  summary: 'decode binlog files to one JSON line per event',
   usage: 'usage: cdc binlog-dump <file|dir> [--start-position N] [--format ndjson]\n',
   async run(argv, io) {
     if (wantsHelp(argv) && argv.length === 1) {

@@ -7,11 +7,8 @@ import { createConnectionFactory } from '../../source/mysql/connection-factory.j
 import { formatPreflightReport, runPreflight } from '../../source/mysql/preflight.js';
 import { replicationProbe } from '../../source/mysql/replication-probe.js';
 import { RunwayMonitor } from '../../source/mysql/retention/runway-monitor.js';
-import { formatVitessCheckReport, runVitessCheck } from '../../source/vitess/vitess-check.js';
-import { vtgateClientOptions } from '../../source/vitess/vitess-source.js';
-import { VtgateClient } from '../../source/vitess/vtgate-client.js';
-import { DynamoDbOffsetStore } from '../../stores/dynamodb/dynamodb-offset-store.js';
 import { FileOffsetStore } from '../../stores/file/file-offset-store.js';
+import type { OffsetStore } from '../../stores/offset-store.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, loadCliConfig } from '../config-loader.js';
 import { type CliIo, type Command, ExitCode, wantsHelp } from '../io.js';
 import { outputFormatChecks } from '../output-format-checks.js';
@@ -33,7 +30,6 @@ Exit codes: 0 all checks pass (warnings allowed), 2 bad configuration, 3 at leas
 
 export const checkCommand: Command = {
   name: 'check',
-  summary: 'pre-flight checks of the source database and user',
   usage,
   async run(argv, io) {
     if (wantsHelp(argv)) {
@@ -81,27 +77,38 @@ export const checkCommand: Command = {
 /** The stored offset's binlog file, when the offset store can be read (it may not exist yet, or be out of reach). */
 async function storedOffsetFile(config: CdcConfig): Promise<string | null> {
   const o = config.offsets;
-  const store =
-    o.type === 'file'
-      ? new FileOffsetStore({ path: o.filename, connectorName: config.name })
-      : new DynamoDbOffsetStore({
-          tableName: o.table,
-          connectorName: config.name,
-          clientConfig: { ...(o.region ? { region: o.region } : {}), ...(o.endpoint ? { endpoint: o.endpoint } : {}) },
-          createTables: false,
-        });
+  let store: OffsetStore | undefined;
   try {
+    // The DynamoDB SDK is loaded only for a DynamoDB offset store.
+    store =
+      o.type === 'file'
+        ? new FileOffsetStore({ path: o.filename, connectorName: config.name })
+        : new (await import('../../stores/dynamodb/dynamodb-offset-store.js')).DynamoDbOffsetStore({
+            tableName: o.table,
+            connectorName: config.name,
+            clientConfig: {
+              ...(o.region ? { region: o.region } : {}),
+              ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+            },
+            createTables: false,
+          });
     const offset = await store.load();
     return offset && offset.file !== 'vitess' ? offset.file : null;
   } catch {
     return null;
   } finally {
-    await store.close().catch(() => {});
+    await store?.close().catch(() => {});
   }
 }
 
 /** The Vitess connector's checks, through VTGate's gRPC API (docs/vitess.md). */
 async function checkVitess(config: CdcConfig, io: CliIo): Promise<number> {
+  // gRPC and the VTGate protos are loaded only for a Vitess connector.
+  const [{ formatVitessCheckReport, runVitessCheck }, { vtgateClientOptions }, { VtgateClient }] = await Promise.all([
+    import('../../source/vitess/vitess-check.js'),
+    import('../../source/vitess/vitess-source.js'),
+    import('../../source/vitess/vtgate-client.js'),
+  ]);
   const client = new VtgateClient(vtgateClientOptions(config));
   try {
     const report = await runVitessCheck(config, client);

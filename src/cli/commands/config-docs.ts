@@ -3,7 +3,6 @@ import { type Command, ExitCode } from '../io.js';
 
 export const configDocsCommand: Command = {
   name: 'config-docs',
-  summary: 'print the configuration reference (Markdown)',
   usage: 'usage: cdc config-docs\n\nPrints docs/configuration.md: every property, its type, default and meaning.\n',
   async run(argv, io) {
     if (argv.includes('--help') || argv.includes('-h')) {

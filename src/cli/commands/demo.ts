@@ -32,7 +32,6 @@ const STREAM = 'dbserver1';
 
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'run the embedded end-to-end demo (MariaDB → capture → Kinesis, state in DynamoDB)',
   usage,
   async run(argv, io) {
     if (wantsHelp(argv)) {

@@ -105,7 +105,6 @@ function createSource(
 
 export const runCommand: Command = {
   name: 'run',
-  summary: 'run the capture task (snapshot, then stream the binlog)',
   usage,
   async run(argv, io: CliIo) {
     if (wantsHelp(argv)) {

@@ -36,7 +36,6 @@ Exit codes: 0 signal sent, 1 the channel rejected it, 2 bad arguments/configurat
 
 export const snapshotCommand: Command = {
   name: 'snapshot',
-  summary: 'request an ad-hoc chunked snapshot of tables from the running capture',
   usage,
   async run(argv, io) {
     if (wantsHelp(argv)) {

@@ -30,7 +30,6 @@ Exit codes: 0 ok, 1 a line could not be read or transformed (its line number is 
 
 export const transformCommand: Command = {
   name: 'transform',
-  summary: 'apply transforms (SMTs) to NDJSON records from stdin',
   usage,
   async run(argv, io) {
     if (wantsHelp(argv)) {
