@@ -11,8 +11,8 @@ import { test } from 'node:test';
 import { startCapture } from '../../src/cli/commands/run.js';
 import { silentLogger } from '../../src/common/logger.js';
 import { type MariaDbServer, startMariaDb } from '../harness/mariadb.js';
+import { waitFor } from '../harness/wait.js';
 import { captureEnv } from './support/capture.js';
-import { waitUntil } from './support/kinesis-e2e.js';
 
 type Row = { id: number; v: number };
 
@@ -42,18 +42,20 @@ test('MariaDB restarted mid-stream: the capture reconnects and loses nothing', {
         .filter((l) => l.topic === `it.${name}.t` && l.value !== null)
         .map((l) => l.value as { op: string; before: Row | null; after: Row | null });
     try {
-      await waitUntil('the snapshot', 60_000, () => events().length >= 100);
+      await waitFor('the snapshot', () => events().length >= 100, 60_000);
       for (let i = 101; i <= 150; i++) await server.query(`INSERT INTO ${name}.t VALUES (${i}, 1)`);
       await server.query(`UPDATE ${name}.t SET v = v + 10 WHERE id <= 20`);
-      await waitUntil('the changes before the restart', 60_000, () => events().length >= 170);
+      await waitFor('the changes before the restart', () => events().length >= 170, 60_000);
 
       await server.stop();
       server = await startMariaDb({ datadir, port });
       for (let i = 151; i <= 200; i++) await server.query(`INSERT INTO ${name}.t VALUES (${i}, 2)`);
       await server.query(`DELETE FROM ${name}.t WHERE id BETWEEN 21 AND 30`);
       await server.query(`UPDATE ${name}.t SET v = v + 100 WHERE id > 140`);
-      await waitUntil('the changes after the restart', 90_000, () =>
-        events().some((e) => e.after?.id === 200 && e.after.v === 102),
+      await waitFor(
+        'the changes after the restart',
+        () => events().some((e) => e.after?.id === 200 && e.after.v === 102),
+        90_000,
       );
     } finally {
       handle.stop();

@@ -10,14 +10,7 @@ import { DynamoDbSchemaHistory } from '../../src/stores/dynamodb/dynamodb-schema
 import type { SchemaHistoryEntry } from '../../src/stores/schema-history.js';
 import { dynamoClient } from '../harness/aws.js';
 import { useDynalite } from '../harness/fixtures.js';
-
-async function waitFor(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { waitFor } from '../harness/wait.js';
 
 function column(i: number, comment: string | null): ColumnDef {
   return {

@@ -18,6 +18,7 @@ import { createLogger } from '../../src/common/logger.js';
 import { parseConfig } from '../../src/config/index.js';
 import { createStream, kinesisClient } from '../harness/aws.js';
 import { useDynalite, useKinesalite, useMariaDb } from '../harness/fixtures.js';
+import { waitFor } from '../harness/wait.js';
 import {
   analyse,
   ChangeWriter,
@@ -29,7 +30,6 @@ import {
   stateDiff,
   TABLE,
   tableState,
-  waitUntil,
 } from './support/kinesis-e2e.js';
 // The only fake here: injected partial PutRecords failures and throttling (no emulator produces them).
 import { injectFaults } from './support/kinesis-faults.js';
@@ -82,17 +82,17 @@ async function captureWhileWriting(opts: { aggregation: boolean; faults: boolean
   const writer = await ChangeWriter.open(server, name, rows, 0xc0ffee + (opts.faults ? 1 : 0));
   const { logger, lines } = capturingLogger();
   writer.start();
-  await waitUntil('the writer to get going', 10_000, () => writer.ops >= 20);
+  await waitFor('the writer to get going', () => writer.ops >= 20, 10_000);
   const handle = startCapture(config, logger, { untilIdleMs: 500, overrides: { kinesisClient: client } });
   let opsDuringSnapshot = 0;
   try {
     const has = (msg: string) => lines.some((l) => l.msg === msg);
-    await waitUntil('the snapshot position', 20_000, () => has('snapshot position established'));
+    await waitFor('the snapshot position', () => has('snapshot position established'), 20_000);
     const opsAtSnapshotStart = writer.ops;
-    await waitUntil('the snapshot to complete', 30_000, () => has('snapshot completed'));
+    await waitFor('the snapshot to complete', () => has('snapshot completed'), 30_000);
     opsDuringSnapshot = writer.ops - opsAtSnapshotStart;
     const opsAtStreaming = writer.ops;
-    await waitUntil('writes while streaming', 20_000, () => writer.ops >= opsAtStreaming + 600);
+    await waitFor('writes while streaming', () => writer.ops >= opsAtStreaming + 600, 20_000);
     await writer.bigInsert(2000);
     await writer.close();
     await handle.done;

@@ -16,6 +16,7 @@ import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { SourceOffset } from '../../src/model/source-offset.js';
 import { createStream, dynamoClient, kinesisClient } from '../harness/aws.js';
 import { useDynalite, useKinesalite, useMariaDb } from '../harness/fixtures.js';
+import { waitFor } from '../harness/wait.js';
 import {
   analyse,
   CaptureChild,
@@ -30,7 +31,6 @@ import {
   stateDiff,
   TABLE,
   tableState,
-  waitUntil,
   writeProperties,
 } from './support/kinesis-e2e.js';
 
@@ -82,10 +82,14 @@ test('kill -9 at six points (snapshot, streaming, inside big transactions): noth
   /** Waits until the running task has committed an offset inside a transaction, past rows event `event`. */
   const committedInsideTransaction = async (event: number): Promise<SourceOffset> => {
     let o: SourceOffset | null = null;
-    await waitUntil(`an offset committed inside the transaction (event >= ${event})`, 30_000, async () => {
-      o = await offset();
-      return o?.event !== undefined && o.event >= event;
-    });
+    await waitFor(
+      `an offset committed inside the transaction (event >= ${event})`,
+      async () => {
+        o = await offset();
+        return o?.event !== undefined && o.event >= event;
+      },
+      30_000,
+    );
     return o!;
   };
   await createStream(admin(), stream, 4);

@@ -10,6 +10,7 @@ import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { createStream, dynamoClient, kinesisClient } from '../harness/aws.js';
 import { useDynalite, useKinesalite, useMariaDb } from '../harness/fixtures.js';
+import { waitFor } from '../harness/wait.js';
 import {
   analyse,
   CaptureChild,
@@ -21,7 +22,6 @@ import {
   stateDiff,
   TABLE,
   tableState,
-  waitUntil,
   writeProperties,
 } from './support/kinesis-e2e.js';
 
@@ -77,10 +77,10 @@ test('two tasks, one lease: only the holder publishes; after kill -9 the other t
   const a = new CaptureChild(config, 'A');
   const b = new CaptureChild(config, 'B');
   try {
-    await waitUntil(
+    await waitFor(
       'one task to acquire the lease',
-      20_000,
       () => !!(a.log('lease acquired') || b.log('lease acquired')),
+      20_000,
     );
     const [leader, follower] = a.log('lease acquired') ? [a, b] : [b, a];
     await follower.waitForLog('waiting for the publishing lease', 10_000);

@@ -16,6 +16,7 @@ import { createMaterializer } from '../../lambdas/materializer.js';
 import { dynamoClient } from '../harness/aws.js';
 import { useDynalite, useMariaDb } from '../harness/fixtures.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
+import { waitFor } from '../harness/wait.js';
 import { captureEnv, changes } from './support/capture.js';
 import { kinesisEvent, quietTools } from './support/lambda-events.js';
 
@@ -25,14 +26,6 @@ const replica = useMariaDb({
   options: { 'log-slave-updates': true, 'replicate-annotate-row-events': false },
 });
 const dynalite = useDynalite();
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function gtidPos(s: MariaDbServer, variable: string): Promise<string> {
   const rows = await s.query<Array<{ v: string }>>(`SELECT @@global.${variable} AS v`);

@@ -15,6 +15,7 @@ import {
 } from '../harness/aws.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import { startMariaDb } from '../harness/mariadb.js';
+import { waitFor } from '../harness/wait.js';
 
 describe('MariaDB harness', () => {
   const db = useMariaDb({ serverId: 4242 });
@@ -119,14 +120,6 @@ function isDead(pid: number): boolean {
   }
 }
 
-async function waitUntil(what: string, cond: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('no mariadbd outlives its parent', () => {
   const harness = fileURLToPath(new URL('../harness/mariadb.ts', import.meta.url));
   const script = `const { startMariaDb } = await import(${JSON.stringify(harness)});
@@ -145,12 +138,12 @@ setInterval(() => {}, 1000);`;
       child.stdout.on('data', (d: string) => {
         out += d;
       });
-      await waitUntil('the child to start mariadbd', () => out.includes('\n'), 30_000);
+      await waitFor('the child to start mariadbd', () => out.includes('\n'), 30_000);
       const { pid, datadir } = JSON.parse(out) as { pid: number; datadir: string };
       assert.equal(isDead(pid), false);
       child.kill(signal);
       await exited;
-      await waitUntil(`mariadbd ${pid} to die`, () => isDead(pid));
+      await waitFor(`mariadbd ${pid} to die`, () => isDead(pid));
       // Exit hooks remove the datadir; after SIGKILL the next startMariaDb() sweeps it instead.
       if (signal !== 'SIGKILL') assert.equal(existsSync(datadir), false);
       else rmSync(datadir, { recursive: true, force: true });

@@ -28,7 +28,8 @@ import { useMariaDb } from '../harness/fixtures.js';
 import { type ConsumedRecord, type KafkaBroker, startKafkaBroker } from '../harness/kafka.js';
 import { startS3StandIn } from '../harness/large-records.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
-import { spawnCapture, waitFor } from './support/child-capture.js';
+import { pollUntil } from '../harness/wait.js';
+import { spawnCapture } from './support/child-capture.js';
 
 const db = useMariaDb();
 let broker: KafkaBroker | undefined;
@@ -337,7 +338,7 @@ test('broker crash and restart mid-stream: nothing lost', async (t) => {
     }
   };
   await write(10);
-  assert.ok(await waitFor(() => delivered >= 250, 60_000), 'capture never delivered');
+  assert.ok(await pollUntil(() => delivered >= 250, 60_000), 'capture never delivered');
   const before = await kafka().recordCount(topic);
   const restarting = kafka().restart();
   await write(10); // while the JVM is down and starting again
@@ -360,7 +361,7 @@ test('kill -9 of a capture child mid-stream, then restart: nothing lost', async 
   // A long idle limit: this child never exits by itself, it is always killed.
   const first = spawnCapture(dir, props, {}, 600_000);
   const offsets = join(dir, 'offsets.json');
-  assert.ok(await waitFor(() => existsSync(offsets), 30_000), first.stderr());
+  assert.ok(await pollUntil(() => existsSync(offsets), 30_000), first.stderr());
   const committed = readFileSync(offsets, 'utf8');
   for (let b = 0; b < 20; b++) {
     const rows = Array.from({ length: 250 }, (_, i) => `(${1 + b * 250 + i},'bulk',${b})`).join(',');
@@ -368,7 +369,7 @@ test('kill -9 of a capture child mid-stream, then restart: nothing lost', async 
   }
   await server.query(`UPDATE ${name}.items SET n = -1 WHERE id % 2 = 0`);
   // Kill right after the child commits a streaming batch (usually the first of the 7,500 changes).
-  assert.ok(await waitFor(() => readFileSync(offsets, 'utf8') !== committed, 30_000), first.stderr());
+  assert.ok(await pollUntil(() => readFileSync(offsets, 'utf8') !== committed, 30_000), first.stderr());
   first.child.kill('SIGKILL');
   assert.equal(await first.exited, null, 'killed by the signal');
 

@@ -11,8 +11,9 @@ import { createLogger } from '../../src/common/logger.js';
 import { startMetrics } from '../../src/metrics/index.js';
 import { createStream, kinesisClient } from '../harness/aws.js';
 import { useKinesalite, useMariaDb } from '../harness/fixtures.js';
+import { waitFor } from '../harness/wait.js';
 import { captureEnv } from './support/capture.js';
-import { StreamConsumer, setStandInCredentials, waitUntil } from './support/kinesis-e2e.js';
+import { StreamConsumer, setStandInCredentials } from './support/kinesis-e2e.js';
 
 setStandInCredentials();
 const db = useMariaDb();
@@ -62,15 +63,17 @@ test('Kinesis down: first failure logged, then summaries; metrics and /health sh
   const messages = () => logs.map((l) => String(l.msg));
   try {
     await consumer.waitForId(1, 30_000);
-    await waitUntil('the snapshot row to be committed', 30_000, () => handle.task.committedOffset?.snapshot !== true);
+    await waitFor('the snapshot row to be committed', () => handle.task.committedOffset?.snapshot !== true, 30_000);
     const committed = JSON.stringify(handle.task.committedOffset);
 
     await kinesalite().pause();
     await server.query(`INSERT INTO ${name}.t VALUES (2)`);
-    await waitUntil('the first failure log line', 30_000, () =>
-      messages().includes('kinesis delivery failing; retrying'),
+    await waitFor(
+      'the first failure log line',
+      () => messages().includes('kinesis delivery failing; retrying'),
+      30_000,
     );
-    await waitUntil('a summary log line', 30_000, () => messages().includes('kinesis delivery still failing'));
+    await waitFor('a summary log line', () => messages().includes('kinesis delivery still failing'), 30_000);
     const summary = logs.find((l) => l.msg === 'kinesis delivery still failing')!;
     assert.equal(summary.level, 'warn');
     assert.ok(Number(summary.failedAttempts) >= 2, JSON.stringify(summary));
@@ -81,14 +84,14 @@ test('Kinesis down: first failure logged, then summaries; metrics and /health sh
     assert.match(metricsText, /cdc_sink_delivery_failing\{[^}]*\} 1/);
     const attempts = Number(/cdc_sink_failed_attempts\{[^}]*\} (\d+)/.exec(metricsText)?.[1]);
     assert.ok(attempts > failureLines, `${attempts} attempts, ${failureLines} log lines`);
-    await waitUntil('/health to report the stalled sink', 30_000, async () => (await health()).code === 503);
+    await waitFor('/health to report the stalled sink', async () => (await health()).code === 503, 30_000);
     assert.ok(((await health()).body.delivery?.failedAttempts ?? 0) > 0);
     assert.equal(JSON.stringify(handle.task.committedOffset), committed);
 
     // Changes keep coming during the outage: the queue fills to its bound and the binlog reader waits, so memory
     // does not grow with the outage (the server keeps the binlog).
     await server.query(`INSERT INTO ${name}.t SELECT seq FROM ${name}.seq_3_to_1002`);
-    await waitUntil('the queue to fill to its bound', 30_000, () => handle.task.queue.length >= 64 - 16);
+    await waitFor('the queue to fill to its bound', () => handle.task.queue.length >= 64 - 16, 30_000);
     const peak = { items: 0, bytes: 0 };
     for (let i = 0; i < 20; i++) {
       peak.items = Math.max(peak.items, handle.task.queue.length);
@@ -99,11 +102,11 @@ test('Kinesis down: first failure logged, then summaries; metrics and /health sh
 
     await kinesalite().resume();
 
-    await waitUntil('recovery', 30_000, () => messages().includes('kinesis delivery recovered'));
-    await waitUntil(
+    await waitFor('recovery', () => messages().includes('kinesis delivery recovered'), 30_000);
+    await waitFor(
       'the new row to be committed',
-      30_000,
       () => JSON.stringify(handle.task.committedOffset) !== committed,
+      30_000,
     );
     await consumer.waitForId(2, 30_000);
     await consumer.waitForId(1002, 60_000); // and every change made during the outage

@@ -36,7 +36,8 @@ import {
   startS3StandIn,
 } from '../harness/large-records.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
-import { captureProperties, setStandInCredentials, waitUntil } from './support/kinesis-e2e.js';
+import { waitFor } from '../harness/wait.js';
+import { captureProperties, setStandInCredentials } from './support/kinesis-e2e.js';
 import { kinesisEvent, quietTools } from './support/lambda-events.js';
 
 const MiB = 1024 * 1024;
@@ -106,15 +107,15 @@ async function capture(
   });
   const handle = startCapture(config, logger, { overrides: { kinesisClient: client } });
   try {
-    await waitUntil('the snapshot to complete', 60_000, () => lines.some((l) => l.msg === 'snapshot completed'));
+    await waitFor('the snapshot to complete', () => lines.some((l) => l.msg === 'snapshot completed'), 60_000);
     await during();
-    await waitUntil(
+    await waitFor(
       `${rows} row events on ${stream}`,
-      120_000,
       async () =>
         (await readAllRecords(admin(), stream)).filter(
           (r) => r.data.length > 0 && /"op":"[rc]"/.test(r.data.toString()),
         ).length >= rows,
+      120_000,
       250,
     );
   } finally {

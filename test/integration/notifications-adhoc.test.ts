@@ -14,7 +14,8 @@ import { before, test } from 'node:test';
 import type { Notification } from '../../src/notifications/notification.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
-import { readSinkFile, spawnCapture, waitFor } from './support/child-capture.js';
+import { pollUntil } from '../harness/wait.js';
+import { readSinkFile, spawnCapture } from './support/child-capture.js';
 import { buildOracle, startOracle } from './support/debezium-oracle.js';
 
 const db = useMariaDb({ serverId: 73 });
@@ -52,7 +53,7 @@ const signalRow = (id: string, type: string, data: object) => [id, type, JSON.st
 async function drive(s: MariaDbServer, name: string, seen: () => Notification[]) {
   const count = (agg: string, type: string) => seen().filter((n) => n.aggregate_type === agg && n.type === type).length;
   const until = async (what: string, cond: () => boolean) =>
-    assert.ok(await waitFor(cond, 90_000, 50), `${what}: ${JSON.stringify(seen().map(shape))}`);
+    assert.ok(await pollUntil(cond, 90_000, 50), `${what}: ${JSON.stringify(seen().map(shape))}`);
   const send = async (...rows: string[][]) => {
     await s.query(`INSERT INTO ${name}.sig VALUES ${rows.map(() => '(?,?,?)').join(',')}`, rows.flat());
   };
@@ -116,7 +117,7 @@ test('blocking, incremental, paused/resumed and stopped snapshots notify as the 
       .linesSoFar()
       .filter((l) => l.topic === TOPIC)
       .map((l) => l.value as unknown as Notification);
-  assert.ok(await waitFor(() => theirsSoFar().some((n) => n.type === 'COMPLETED'), 90_000, 50), 'initial snapshot');
+  assert.ok(await pollUntil(() => theirsSoFar().some((n) => n.type === 'COMPLETED'), 90_000, 50), 'initial snapshot');
   await drive(s, theirsDb, theirsSoFar);
   oracle.stop();
   const theirs = adHoc((await oracle.done).lines.filter((l) => l.topic === TOPIC).map((l) => l.value as never));
@@ -154,7 +155,7 @@ test('blocking, incremental, paused/resumed and stopped snapshots notify as the 
       .lines.filter((l) => l.topic === TOPIC)
       .map((l) => l.value as unknown as Notification);
   assert.ok(
-    await waitFor(() => oursSoFar().some((n) => n.type === 'COMPLETED') || cdc.child.exitCode !== null, 60_000, 50),
+    await pollUntil(() => oursSoFar().some((n) => n.type === 'COMPLETED') || cdc.child.exitCode !== null, 60_000, 50),
     cdc.stderr(),
   );
   await drive(s, name, oursSoFar);

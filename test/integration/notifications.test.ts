@@ -13,7 +13,8 @@ import { describe, it } from 'node:test';
 import type { Notification } from '../../src/notifications/notification.js';
 import { createStream, kinesisClient, readAllRecords, STAND_IN_CREDENTIALS, STAND_IN_REGION } from '../harness/aws.js';
 import { useKinesalite, useMariaDb } from '../harness/fixtures.js';
-import { readSinkFile, spawnCapture, waitFor } from './support/child-capture.js';
+import { pollUntil } from '../harness/wait.js';
+import { readSinkFile, spawnCapture } from './support/child-capture.js';
 
 const STREAM = 'cdc-notifications';
 const TOPIC = 'notifications';
@@ -89,11 +90,11 @@ describe('notifications through cdc run', () => {
         });
     const done = (agg: string) => logged().some((n) => n.aggregate_type === agg && n.type === 'COMPLETED');
 
-    assert.ok(await waitFor(() => done('Initial Snapshot') || cdc.child.exitCode !== null, 60_000), cdc.stderr());
+    assert.ok(await pollUntil(() => done('Initial Snapshot') || cdc.child.exitCode !== null, 60_000), cdc.stderr());
     await s.query(`INSERT INTO ${name}.cdc_signal VALUES ('adhoc-1', 'execute-snapshot', ?)`, [
       JSON.stringify({ 'data-collections': [`${name}.a`], type: 'incremental' }),
     ]);
-    assert.ok(await waitFor(() => done('Incremental Snapshot') || cdc.child.exitCode !== null, 60_000), cdc.stderr());
+    assert.ok(await pollUntil(() => done('Incremental Snapshot') || cdc.child.exitCode !== null, 60_000), cdc.stderr());
     assert.equal(await cdc.exited, 0, cdc.stderr().slice(-3000));
 
     const log = logged();

@@ -18,6 +18,7 @@ import {
   ResilientBinlogStream,
 } from '../../src/source/mysql/binlog/replication/index.js';
 import { useMariaDb } from '../harness/fixtures.js';
+import { waitFor } from '../harness/wait.js';
 
 const WRITE_ROWS_V1 = 23;
 const UPDATE_ROWS_V1 = 24;
@@ -62,14 +63,6 @@ const count = (evs: RawBinlogEvent[], type: number) => evs.filter((e) => e.typeC
 const untilXids = (n: number) => (_: RawBinlogEvent, all: RawBinlogEvent[]) => count(all, EventType.XID) >= n;
 /** Events that sit in the binlog file (not the fake ROTATE, not the FORMAT_DESCRIPTION resent mid-file). */
 const inFile = (evs: RawBinlogEvent[]) => evs.filter((e) => !e.artificial && e.nextPosition > e.position);
-
-async function waitFor(cond: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise<void>((r) => setTimeout(r, 20));
-  }
-}
 
 function assertChecksum(ev: RawBinlogEvent): void {
   const body = ev.raw.subarray(0, ev.raw.length - 4);
@@ -321,17 +314,17 @@ describe('BinlogReplicationClient', () => {
       "SELECT id FROM information_schema.processlist WHERE command = 'Binlog Dump'",
     );
     for (const d of dumps) await s.query(`KILL ${d.id}`).catch(() => {});
-    await waitFor(async () => {
+    await waitFor('killed dump threads to exit', async () => {
       const left = await s.query<unknown[]>(
         "SELECT id FROM information_schema.processlist WHERE command = 'Binlog Dump'",
       );
       return left.length === 0;
-    }, 'killed dump threads to exit');
+    });
     // MariaDB only purges a file once its binlog checkpoint moved on (asynchronously): retry until it is gone.
-    await waitFor(async () => {
+    await waitFor(`${old.file} to be purged`, async () => {
       await s.query(`PURGE BINARY LOGS TO '${now.file}'`);
       return !(await s.binlogFiles()).some((f) => f.endsWith(`/${old.file}`));
-    }, `${old.file} to be purged`);
+    });
     const client = new BinlogReplicationClient(clientOptions({ file: old.file, pos: 4 }));
     await assert.rejects(client.start(), (e: unknown) => {
       assert.ok(e instanceof BinlogPositionLostError, String(e));
@@ -449,7 +442,7 @@ describe('ResilientBinlogStream', () => {
         maxAttempts: Number.POSITIVE_INFINITY,
       });
       const done = collect(patient, () => true);
-      await waitFor(async () => patient.state.consecutiveFailures === 1, 'the first failed attempt');
+      await waitFor('the first failed attempt', async () => patient.state.consecutiveFailures === 1);
       const t0 = Date.now();
       await patient.stop();
       assert.deepEqual(await done, []);

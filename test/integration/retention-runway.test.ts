@@ -13,6 +13,7 @@ import { openConnection } from '../../src/source/mysql/connection.js';
 import { RunwayMonitor } from '../../src/source/mysql/retention/runway-monitor.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
+import { waitForValue } from '../harness/wait.js';
 import { captureEnv } from './support/capture.js';
 
 /** A logger that keeps warnings (the capture's own logger interface). */
@@ -45,17 +46,6 @@ async function binaryLogs(s: MariaDbServer): Promise<string[]> {
   return rows.map((r) => r.Log_name);
 }
 
-/** Waits for a condition by polling (no fixed sleeps); fails after `timeoutMs`. */
-async function waitFor<T>(what: string, fn: () => Promise<T | null>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
 describe('retention runway on MariaDB with binlog_expire_logs_seconds', () => {
   const db = useMariaDb({ serverId: 61, options: { 'binlog-expire-logs-seconds': EXPIRE_SECONDS } });
 
@@ -81,7 +71,7 @@ describe('retention runway on MariaDB with binlog_expire_logs_seconds', () => {
     // machine delays both sides alike: the last rotation that kept the file must start before the due time (plus
     // the granularity), the one that purged it after it (minus the granularity).
     let lastKeptAt = 0;
-    const purgedAt = await waitFor(
+    const purgedAt = await waitForValue(
       `${needed} to be purged`,
       async () => {
         const askedAt = Date.now();

@@ -10,8 +10,8 @@ import type { Connection } from 'mysql2/promise';
 import { startCapture } from '../../src/cli/commands/run.js';
 import { silentLogger } from '../../src/common/logger.js';
 import { useMariaDb } from '../harness/fixtures.js';
+import { pollUntil } from '../harness/wait.js';
 import { captureEnv, changes } from './support/capture.js';
-import { waitFor } from './support/child-capture.js';
 
 const db = useMariaDb();
 
@@ -61,7 +61,7 @@ async function captureAcross(label: string, steps: Step[], row: Record<string, u
   });
   try {
     assert.ok(
-      await waitFor(
+      await pollUntil(
         () => failure !== null || (next === steps.length && handle.source.metrics.streaming.Connected),
         60_000,
       ),
@@ -73,7 +73,7 @@ async function captureAcross(label: string, steps: Step[], row: Record<string, u
       ...Object.values(row),
     ]);
     assert.ok(
-      await waitFor(() => failure !== null || changes(env.lines(), 't').length > 0, 60_000),
+      await pollUntil(() => failure !== null || changes(env.lines(), 't').length > 0, 60_000),
       'the row after the DDL was captured',
     );
     assert.equal(failure, null, `the capture failed: ${String(failure)}`);

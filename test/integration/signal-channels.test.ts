@@ -15,19 +15,12 @@ import type { Connection } from 'mysql2/promise';
 import { createStream, kinesisClient } from '../harness/aws.js';
 import { useKinesalite, useMariaDb } from '../harness/fixtures.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
+import { waitFor } from '../harness/wait.js';
 import type { SinkLine } from './support/capture.js';
 import { readSinkLines, writePropertiesFile } from './support/capture.js';
 
 const mariadb = useMariaDb();
 const kinesis = useKinesalite();
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 type Value = {
   op: string;

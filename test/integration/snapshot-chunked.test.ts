@@ -18,6 +18,7 @@ import { loadConfigWithSecrets } from '../../src/config/index.js';
 import type { MySqlSource } from '../../src/source/mysql/mysql-source.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import type { MariaDbServer } from '../harness/mariadb.js';
+import { waitFor } from '../harness/wait.js';
 import { captureEnv, readSinkLines, type SinkLine, writePropertiesFile } from './support/capture.js';
 
 const mariadb = useMariaDb({ options: { 'innodb-buffer-pool-size': '256M' } });
@@ -114,14 +115,6 @@ class Writer {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.done;
-  }
-}
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 

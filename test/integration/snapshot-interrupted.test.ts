@@ -15,8 +15,9 @@ import { SchemaTracker } from '../../src/source/mysql/schema/schema-tracker.js';
 import { FileSchemaHistory } from '../../src/stores/file/file-schema-history.js';
 import type { SchemaHistory } from '../../src/stores/schema-history.js';
 import { useMariaDb } from '../harness/fixtures.js';
+import { pollUntil } from '../harness/wait.js';
 import { captureEnv } from './support/capture.js';
-import { readSinkFile, spawnCapture, waitFor } from './support/child-capture.js';
+import { readSinkFile, spawnCapture } from './support/child-capture.js';
 
 const db = useMariaDb();
 
@@ -29,7 +30,7 @@ test('a killed initial snapshot is redone after replaying the changes since it s
   const out = join(env.dir, 'events.ndjson');
   const offsets = join(env.dir, 'offsets.json');
   const run = spawnCapture(env.dir, env.props, { 'max.batch.size': '100', 'max.queue.size': '200' });
-  const started = await waitFor(() => {
+  const started = await pollUntil(() => {
     let committed = '';
     try {
       committed = readFileSync(offsets, 'utf8');

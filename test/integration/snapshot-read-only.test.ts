@@ -15,6 +15,7 @@ import { before, describe, it } from 'node:test';
 import type { Connection } from 'mysql2/promise';
 import { useMariaDb } from '../harness/fixtures.js';
 import type { Credentials, MariaDbServer } from '../harness/mariadb.js';
+import { waitFor } from '../harness/wait.js';
 import type { SinkLine } from './support/capture.js';
 import { readSinkLines, writePropertiesFile } from './support/capture.js';
 
@@ -23,14 +24,6 @@ const replica = useMariaDb({
   serverId: 32,
   options: { 'log-slave-updates': true, 'innodb-buffer-pool-size': '128M' },
 });
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function variable(s: MariaDbServer, name: string): Promise<string> {
   const rows = await s.query<Array<{ v: string }>>(`SELECT @@global.${name} AS v`);

@@ -10,21 +10,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { useMariaDb } from '../harness/fixtures.js';
+import { pollUntil } from '../harness/wait.js';
 import { captureEnv } from './support/capture.js';
-import { readSinkFile, spawnCapture, waitFor } from './support/child-capture.js';
+import { readSinkFile, spawnCapture } from './support/child-capture.js';
 
 const db = useMariaDb();
 const NEVER_IDLE_MS = 600_000;
 const SLOW_FLUSH = { 'offset.flush.interval.ms': '60000' };
-
-async function waitUntil(cond: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await cond()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return cond();
-}
 
 type Offset = { file: string; pos: number; snapshot?: boolean; snapshot_completed?: boolean };
 function committed(path: string): Offset | null {
@@ -43,7 +35,7 @@ test('a restart right after a snapshot ends does not take it again: its end is c
   const env = captureEnv(server, name);
   const offsets = join(env.dir, 'offsets.json');
   const run = spawnCapture(env.dir, env.props, { ...SLOW_FLUSH, 'max.batch.size': '200' }, NEVER_IDLE_MS);
-  const done = await waitFor(() => committed(offsets)?.snapshot_completed === true, 30_000);
+  const done = await pollUntil(() => committed(offsets)?.snapshot_completed === true, 30_000);
   run.child.kill('SIGKILL');
   await run.exited;
   assert.ok(done, `the completed snapshot was not committed within 30 s: ${run.stderr().slice(-2000)}`);
@@ -69,7 +61,7 @@ test('an interrupted snapshot redone: the replayed window is committed, a second
   const small = { 'max.batch.size': '100', 'max.queue.size': '200' };
   // A first attempt dies mid-snapshot, leaving its start position; changes follow it.
   const first = spawnCapture(env.dir, env.props, small, NEVER_IDLE_MS);
-  const started = await waitFor(
+  const started = await pollUntil(
     () => committed(offsets)?.snapshot === true && readSinkFile(out).lines.length >= 2000,
     60_000,
   );
@@ -80,7 +72,7 @@ test('an interrupted snapshot redone: the replayed window is committed, a second
   await server.query(`DELETE FROM ${name}.t WHERE id <= 10`);
 
   const run = spawnCapture(env.dir, env.props, { ...SLOW_FLUSH, ...small }, NEVER_IDLE_MS);
-  const moved = await waitFor(() => {
+  const moved = await pollUntil(() => {
     const o = committed(offsets);
     return o !== null && o.snapshot === true && (o.file !== old.file || o.pos > old.pos);
   }, 30_000);
@@ -121,11 +113,15 @@ test('snapshot.mode=when_needed after a purge warns which position was lost, why
   await server.query('FLUSH BINARY LOGS');
   const [status] = await server.query<Array<{ File: string }>>('SHOW MASTER STATUS');
   // A file still open by a dump thread that has not gone away yet is skipped by PURGE: retry until it is gone.
-  const purged = await waitUntil(async () => {
-    await server.query(`PURGE BINARY LOGS TO '${status.File}'`);
-    const logs = await server.query<Array<{ Log_name: string }>>('SHOW BINARY LOGS');
-    return !logs.some((l) => l.Log_name === lost.file);
-  }, 20_000);
+  const purged = await pollUntil(
+    async () => {
+      await server.query(`PURGE BINARY LOGS TO '${status.File}'`);
+      const logs = await server.query<Array<{ Log_name: string }>>('SHOW BINARY LOGS');
+      return !logs.some((l) => l.Log_name === lost.file);
+    },
+    20_000,
+    100,
+  );
   assert.ok(purged, `${lost.file} could not be purged`);
 
   const run = spawnCapture(env.dir, env.props);

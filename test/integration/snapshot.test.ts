@@ -36,6 +36,7 @@ import {
 import { SnapshotError } from '../../src/source/mysql/snapshot/errors.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import type { Credentials, MariaDbServer } from '../harness/mariadb.js';
+import { waitFor } from '../harness/wait.js';
 
 const execFileP = promisify(execFile);
 const mariadb = useMariaDb();
@@ -145,14 +146,6 @@ function baseOptions(server: MariaDbServer, db: string, extra: Partial<SnapshotO
     ...extra,
   };
   return { opts, emitted, schemaCalls, logger };
-}
-
-async function waitFor(what: string, cond: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -7,8 +7,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { useMariaDb } from '../harness/fixtures.js';
+import { pollUntil } from '../harness/wait.js';
 import { captureEnv, changes, type SinkLine } from './support/capture.js';
-import { readSinkFile, spawnCapture, waitFor } from './support/child-capture.js';
+import { readSinkFile, spawnCapture } from './support/child-capture.js';
 
 const db = useMariaDb();
 
@@ -115,7 +116,7 @@ test('kill -9 with the committed offset before DDLs already in the history: repl
   // of timing (on a loaded machine it came after every DDL), the situation tested is not.
   const out = join(env.dir, 'events.ndjson');
   const run = spawnCapture(env.dir, env.props, { 'offset.flush.interval.ms': '60000', 'max.batch.size': '250' });
-  const reached = await waitFor(() => readFileSync(out, 'utf8').includes('"id":500001'), 30_000);
+  const reached = await pollUntil(() => readFileSync(out, 'utf8').includes('"id":500001'), 30_000);
   run.child.kill('SIGKILL');
   await run.exited;
   assert.ok(reached, `child did not reach step 5: ${run.stderr()}`);

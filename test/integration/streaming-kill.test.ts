@@ -12,8 +12,9 @@ import { test } from 'node:test';
 import { changeOrder } from '../../lambdas/lib/binlog-order.js';
 import { EVENT_ID_HEADER } from '../../src/events/event-id.js';
 import { useMariaDb } from '../harness/fixtures.js';
+import { pollUntil } from '../harness/wait.js';
 import { captureEnv } from './support/capture.js';
-import { countMatches, readSinkFile, spawnCapture, waitFor } from './support/child-capture.js';
+import { countMatches, readSinkFile, spawnCapture } from './support/child-capture.js';
 
 const db = useMariaDb();
 const ROWS = 10_000;
@@ -31,7 +32,7 @@ test('kill -9 in the middle of a 10,000-row transaction, then restart: nothing l
   // Small batches so the child commits offsets many times inside the transaction.
   const run = spawnCapture(env.dir, env.props, { 'max.batch.size': '200', 'max.queue.size': '1000' });
   const creates = /"op":"c"/g;
-  const some = await waitFor(() => countMatches(out, creates) >= 2000, 30_000);
+  const some = await pollUntil(() => countMatches(out, creates) >= 2000, 30_000);
   run.child.kill('SIGKILL');
   assert.equal(await run.exited, null, `child exited on its own: ${run.stderr()}`);
   assert.ok(some, `the child delivered too few rows before the deadline: ${run.stderr()}`);
@@ -81,7 +82,7 @@ test('kill -9 mid-stream after a snapshot: duplicates are dropped by their event
   const out = join(env.dir, 'events.ndjson');
   // Offsets committed rarely, so the kill leaves a long stretch to deliver again.
   const run = spawnCapture(env.dir, env.props, { 'max.batch.size': '50', 'offset.flush.interval.ms': '2000' });
-  assert.ok(await waitFor(() => countMatches(out, /"op":"r"/g) > 0, 30_000), `no snapshot: ${run.stderr()}`);
+  assert.ok(await pollUntil(() => countMatches(out, /"op":"r"/g) > 0, 30_000), `no snapshot: ${run.stderr()}`);
   // The snapshot's position is set: the first transaction below starts exactly there, so the first streamed change
   // shares (file, pos, row 0) with key 1's snapshot row.
   const conn = await server.connect();
@@ -101,7 +102,7 @@ test('kill -9 mid-stream after a snapshot: duplicates are dropped by their event
       await conn.query('COMMIT');
       sourceChanges += 4;
       if (i === 100) {
-        assert.ok(await waitFor(() => countMatches(out, /"op":"u"/g) >= 100, 30_000), `stalled: ${run.stderr()}`);
+        assert.ok(await pollUntil(() => countMatches(out, /"op":"u"/g) >= 100, 30_000), `stalled: ${run.stderr()}`);
         run.child.kill('SIGKILL');
       }
     }

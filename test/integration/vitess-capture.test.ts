@@ -12,8 +12,9 @@ import { startCapture } from '../../src/cli/commands/run.js';
 import { silentLogger } from '../../src/common/logger.js';
 import { parseConfig } from '../../src/config/index.js';
 import { type Cell, type StandinTable, VtgateStandin } from '../harness/vtgate-standin.js';
+import { pollUntil } from '../harness/wait.js';
 import type { SinkLine } from './support/capture.js';
-import { readSinkFile, spawnCapture, waitFor } from './support/child-capture.js';
+import { readSinkFile, spawnCapture } from './support/child-capture.js';
 
 const KS = 'commerce';
 const NOT_NULL = 1;
@@ -81,11 +82,11 @@ describe('Vitess source through cdc run (VTGate stand-in)', () => {
     const out = join(dir, 'events.ndjson');
     const handle = startCapture(config, silentLogger);
     try {
-      assert.ok(await waitFor(() => dataLines(readSinkFile(out).lines).length >= 5, 10_000), 'copy rows');
+      assert.ok(await pollUntil(() => dataLines(readSinkFile(out).lines).length >= 5, 10_000), 'copy rows');
       vtgate.commit('-80', [{ table: 'customer', before: row(1), after: row(1, 'new@x.io') }]);
       vtgate.commit('80-', [{ table: 'customer', before: row(2) }]);
       vtgate.ddl('ALTER TABLE customer ADD COLUMN note varchar(10)');
-      assert.ok(await waitFor(() => readSinkFile(out).lines.filter((l) => l.topic === 'vt').length >= 2, 10_000));
+      assert.ok(await pollUntil(() => readSinkFile(out).lines.filter((l) => l.topic === 'vt').length >= 2, 10_000));
     } finally {
       handle.stop();
       await handle.done;
@@ -200,9 +201,9 @@ describe('Vitess source through cdc run (VTGate stand-in)', () => {
     const handle = startCapture(config, silentLogger);
     try {
       const copyCount = 1; // shard 80- holds row 4 (row 2 was deleted by the first test)
-      assert.ok(await waitFor(() => dataLines(readSinkFile(out).lines).length >= copyCount, 10_000));
+      assert.ok(await pollUntil(() => dataLines(readSinkFile(out).lines).length >= copyCount, 10_000));
       vtgate.commit('80-', [{ table: 'customer', after: row(40) }]);
-      assert.ok(await waitFor(() => dataLines(readSinkFile(out).lines).some((l) => idOf(l) === 40), 10_000));
+      assert.ok(await pollUntil(() => dataLines(readSinkFile(out).lines).some((l) => idOf(l) === 40), 10_000));
     } finally {
       handle.stop();
       await handle.done;
@@ -229,9 +230,9 @@ describe('Vitess source through cdc run (VTGate stand-in)', () => {
     };
     // Streaming starts from "current": wait until the stream is open before writing.
     const requestsBefore = vtgate.requests.length;
-    assert.ok(await waitFor(() => vtgate.requests.length > requestsBefore, 15_000), run.stderr());
+    assert.ok(await pollUntil(() => vtgate.requests.length > requestsBefore, 15_000), run.stderr());
     write(100);
-    assert.ok(await waitFor(() => dataLines(readSinkFile(out).lines).length >= 40, 15_000), run.stderr());
+    assert.ok(await pollUntil(() => dataLines(readSinkFile(out).lines).length >= 40, 15_000), run.stderr());
     run.child.kill('SIGKILL');
     await run.exited;
     write(100);
@@ -268,14 +269,14 @@ describe('Vitess source through cdc run (VTGate stand-in)', () => {
     const handle = startCapture(config, silentLogger);
     const requestsBefore = vtgate.requests.length;
     try {
-      assert.ok(await waitFor(() => vtgate.requests.length > requestsBefore, 10_000));
+      assert.ok(await pollUntil(() => vtgate.requests.length > requestsBefore, 10_000));
       vtgate.commit('80-', [{ table: 'customer', after: row(3000) }]);
-      assert.ok(await waitFor(() => dataLines(readSinkFile(out).lines).some((l) => idOf(l) === 3000), 10_000));
+      assert.ok(await pollUntil(() => dataLines(readSinkFile(out).lines).some((l) => idOf(l) === 3000), 10_000));
       await vtgate.restart();
       vtgate.commit('80-', [{ table: 'customer', after: row(3001) }]);
       vtgate.commit('-80', [{ table: 'customer', after: row(3002) }]);
       assert.ok(
-        await waitFor(() => {
+        await pollUntil(() => {
           const ids = new Set(dataLines(readSinkFile(out).lines).map(idOf));
           return ids.has(3001) && ids.has(3002);
         }, 15_000),
@@ -298,15 +299,15 @@ describe('Vitess source through cdc run (VTGate stand-in)', () => {
     const handle = startCapture(config, silentLogger);
     const requestsBefore = vtgate.requests.length;
     try {
-      assert.ok(await waitFor(() => vtgate.requests.length > requestsBefore, 10_000));
+      assert.ok(await pollUntil(() => vtgate.requests.length > requestsBefore, 10_000));
       vtgate.commit('-80', [{ table: 'customer', after: row(5000) }]);
-      assert.ok(await waitFor(() => dataLines(readSinkFile(out).lines).some((l) => idOf(l) === 5000), 10_000));
+      assert.ok(await pollUntil(() => dataLines(readSinkFile(out).lines).some((l) => idOf(l) === 5000), 10_000));
       vtgate.reshard(['-80'], ['-40', '40-80'], (_t, r) => (Number(r[0]) % 2 ? '-40' : '40-80'));
       vtgate.commit('-40', [{ table: 'customer', after: row(5001) }]);
       vtgate.commit('40-80', [{ table: 'customer', after: row(5002) }]);
       vtgate.commit('80-', [{ table: 'customer', after: row(5003) }]);
       assert.ok(
-        await waitFor(() => {
+        await pollUntil(() => {
           const ids = new Set(dataLines(readSinkFile(out).lines).map(idOf));
           return ids.has(5001) && ids.has(5002) && ids.has(5003);
         }, 10_000),

@@ -36,16 +36,6 @@ export function spawnCapture(
   return { child, exited, stderr: () => err };
 }
 
-/** Polls `condition` until it holds (then returns true) or the deadline passes (false). */
-export async function waitFor(condition: () => boolean, timeoutMs: number, everyMs = 10): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  return condition();
-}
-
 /** Parsed sink lines; `torn` counts lines that are not valid JSON (a write cut short by a kill). */
 export function readSinkFile(path: string): { lines: SinkLine[]; torn: number } {
   let text = '';

@@ -15,6 +15,7 @@ import type { SourceOffset } from '../../../src/model/source-offset.js';
 import { deaggregate } from '../../../src/sinks/kinesis/kpl-aggregation.js';
 import { listAllShards, STAND_IN_CREDENTIALS, STAND_IN_REGION } from '../../harness/aws.js';
 import type { MariaDbServer } from '../../harness/mariadb.js';
+import { waitFor } from '../../harness/wait.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -23,20 +24,6 @@ export function setStandInCredentials(): void {
   process.env.AWS_ACCESS_KEY_ID = STAND_IN_CREDENTIALS.accessKeyId;
   process.env.AWS_SECRET_ACCESS_KEY = STAND_IN_CREDENTIALS.secretAccessKey;
   process.env.AWS_REGION = STAND_IN_REGION;
-}
-
-export async function waitUntil(
-  what: string,
-  timeoutMs: number,
-  probe: () => boolean | Promise<boolean>,
-  everyMs = 25,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 // --- consumer -------------------------------------------------------------------------------------------------------
@@ -106,37 +93,49 @@ export class StreamConsumer {
   /** Polls until `count` events have arrived. */
   async waitForCount(count: number, timeoutMs: number, what = `${count} events`): Promise<void> {
     const reached = () => this.events.length >= count;
-    await waitUntil(what, timeoutMs, async () => {
-      await this.poll(reached, 250);
-      return reached();
-    });
+    await waitFor(
+      what,
+      async () => {
+        await this.poll(reached, 250);
+        return reached();
+      },
+      timeoutMs,
+    );
   }
 
   /** Polls until a data event for row `id` has arrived. */
   async waitForId(id: number, timeoutMs: number): Promise<void> {
     let checked = 0;
-    await waitUntil(`the event for id ${id}`, timeoutMs, async () => {
-      await this.poll();
-      for (; checked < this.events.length; checked++) {
-        const e = this.events[checked];
-        if (e.value && (JSON.parse(e.partitionKey) as { id?: number }).id === id) return true;
-      }
-      return false;
-    });
+    await waitFor(
+      `the event for id ${id}`,
+      async () => {
+        await this.poll();
+        for (; checked < this.events.length; checked++) {
+          const e = this.events[checked];
+          if (e.value && (JSON.parse(e.partitionKey) as { id?: number }).id === id) return true;
+        }
+        return false;
+      },
+      timeoutMs,
+    );
   }
 
   /** Polls until nothing new arrives for `quietMs`. */
   async drain(quietMs = 300, timeoutMs = 30_000): Promise<void> {
     let last = -1;
     let since = Date.now();
-    await waitUntil('the stream to go quiet', timeoutMs, async () => {
-      await this.poll();
-      if (this.events.length !== last) {
-        last = this.events.length;
-        since = Date.now();
-      }
-      return Date.now() - since >= quietMs;
-    });
+    await waitFor(
+      'the stream to go quiet',
+      async () => {
+        await this.poll();
+        if (this.events.length !== last) {
+          last = this.events.length;
+          since = Date.now();
+        }
+        return Date.now() - since >= quietMs;
+      },
+      timeoutMs,
+    );
   }
 }
 
@@ -558,11 +557,15 @@ export class CaptureChild {
   }
 
   async waitForLog(msg: string, timeoutMs: number): Promise<LogLine> {
-    await waitUntil(`[${this.name}] log "${msg}"`, timeoutMs, () => {
-      if (this.log(msg)) return true;
-      if (!this.alive) throw new Error(`[${this.name}] exited before logging "${msg}":\n${this.tail}`);
-      return false;
-    });
+    await waitFor(
+      `[${this.name}] log "${msg}"`,
+      () => {
+        if (this.log(msg)) return true;
+        if (!this.alive) throw new Error(`[${this.name}] exited before logging "${msg}":\n${this.tail}`);
+        return false;
+      },
+      timeoutMs,
+    );
     return this.log(msg)!;
   }
 
