@@ -33,7 +33,16 @@ export function charsetOfCollation(id: number): string | undefined {
 /** Decodes a byte range of a buffer to a string. */
 export type StringDecoderFn = (buf: Buffer, start: number, end: number) => string;
 
-const utf8: StringDecoderFn = (b, s, e) => b.toString('utf8', s, e);
+/**
+ * Buffer's own utf8Slice (what toString('utf8', s, e) ends in): calling it directly skips toString's argument and
+ * encoding handling, most of the cost of a short string (a long-stable Node internal; mysql2 relies on it too).
+ * Callers pass a checked range within the buffer, where both give the same string.
+ */
+const nativeUtf8 = (Buffer.prototype as { utf8Slice?: (start: number, end: number) => string }).utf8Slice;
+const utf8: StringDecoderFn =
+  typeof nativeUtf8 === 'function'
+    ? (b, s, e) => (b as unknown as { utf8Slice(start: number, end: number): string }).utf8Slice(s, e)
+    : (b, s, e) => b.toString('utf8', s, e);
 /** The UTF-8 decoder `stringDecoderFor` returns for utf8mb4/utf8mb3 (column decoders special-case it). */
 export const utf8Decoder: StringDecoderFn = utf8;
 const latin1Node: StringDecoderFn = (b, s, e) => b.toString('latin1', s, e);

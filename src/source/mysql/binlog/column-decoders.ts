@@ -90,7 +90,7 @@ function stringColumn(lenBytes: number, decode: StringDecoderFn | null, json: bo
     const end = start + len;
     if (end > r.end) throw truncated(r, len);
     r.pos = end;
-    return r.buf.toString('utf8', start, end);
+    return utf8Decoder(r.buf, start, end);
   };
 }
 
