@@ -477,7 +477,8 @@ const CORE_PROPERTIES: readonly PropertyDef[] = [
     default: '10000',
     min: 1,
     aliases: ['incremental.snapshot.chunk.size'],
-    description: 'Rows per chunk when `snapshot.chunked=true`.',
+    description:
+      'Rows per chunk when `snapshot.chunked=true` (at most: a chunk also ends once it holds 16 MiB of row data, so wide rows make chunks of fewer rows).',
   },
   {
     name: 'snapshot.max.threads',

@@ -1,8 +1,8 @@
 /**
  * The chunked (watermark, lock-free, resumable) snapshot end to end on MariaDB, through `cdc run` pipelines with
  * the file sink: consistency under a concurrent writer (state rebuilt from the events equals the table), writer
- * latency, kill -9 mid-table and resume at the next chunk, ad-hoc snapshots by signal, and when_needed after a
- * binlog purge.
+ * latency, kill -9 mid-table and resume at the next chunk, chunks of wide rows bounded by their bytes, ad-hoc
+ * snapshots by signal, and when_needed after a binlog purge.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -283,6 +283,38 @@ describe('chunked snapshot: kill -9 and resume', () => {
     console.log(
       `kill -9 after ${firstCount} lines; resumed after id ${resumeAfter}; restart read ${secondReads.length} rows`,
     );
+  });
+});
+
+describe('chunked snapshot of wide rows', () => {
+  it('a chunk ends at 16 MiB of row bytes: 36 rows of 1 MB in three or more chunks, each row read once', async () => {
+    const server = mariadb();
+    const db = await server.createDatabase('wide');
+    await server.query(`CREATE TABLE \`${db}\`.w (id INT PRIMARY KEY, v MEDIUMTEXT NOT NULL)`);
+    for (let i = 1; i <= 36; i += 6) {
+      const ids = [0, 1, 2, 3, 4, 5].map((k) => `(${i + k}, CONCAT('${i + k}:', REPEAT('x', 1000000)))`);
+      await server.query(`INSERT INTO \`${db}\`.w VALUES ${ids.join(', ')}`);
+    }
+    const env = captureEnv(server, db);
+    const config = writeConfig(server, db, env.dir, { 'snapshot.chunked': 'true', 'snapshot.chunk.size': '1000' });
+    const run = runCdc(config);
+    assert.equal(await run.exit, 0, run.stderr().slice(-2000));
+    const done = run
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; table?: string; rows?: number; chunks?: number })
+      .find((l) => l.msg === 'table snapshotted' && l.table === `${db}.w`);
+    assert.ok(done, 'the table was snapshotted');
+    assert.equal(done.rows, 36);
+    assert.ok((done.chunks ?? 0) >= 3, `${done.chunks} chunks (at most 17 rows of 1 MB fit in 16 MiB)`);
+    const { state, reads } = rebuild(readSinkLines(join(env.dir, 'events.ndjson')), 'w');
+    assert.deepEqual(
+      [...reads].sort((a, b) => a - b),
+      Array.from({ length: 36 }, (_, i) => i + 1),
+      'every row read exactly once',
+    );
+    assert.ok([...state].every(([id, v]) => v.startsWith(`${id}:`) && v.length === `${id}:`.length + 1_000_000));
   });
 });
 

@@ -168,8 +168,11 @@ describe('scanTable over the text protocol', () => {
 });
 
 describe('readChunkRows: a chunk kept as bytes', () => {
-  const chunk = (rows: Array<Array<string | Buffer | null>>, arena: ChunkArena, expected = 4) =>
-    readChunkRows(fakeTextProtocolConnection({ fields, rows }).conn, table, 'SELECT * FROM d.t', arena, expected);
+  const chunk = (rows: Array<Array<string | Buffer | null>>, arena: ChunkArena, expected = 4, maxBytes?: number) =>
+    readChunkRows(fakeTextProtocolConnection({ fields, rows }).conn, table, 'SELECT * FROM d.t', arena, {
+      expected,
+      ...(maxBytes ? { maxBytes } : {}),
+    });
   const all = (c: { length: number; row(i: number): Row }) => Array.from({ length: c.length }, (_, i) => c.row(i));
 
   it('converts rows as scanTable does: every length prefix, NULLs, a row larger than an arena block', async () => {
@@ -210,6 +213,22 @@ describe('readChunkRows: a chunk kept as bytes', () => {
     );
   });
 
+  it('maxBytes: the rows after the one that reaches it are left out (the first row always kept)', async () => {
+    const rows = Array.from({ length: 10 }, (_, i) => [String(i), '1', 'x'.repeat(100), '1.00', null, null, null]);
+    const c = await chunk(rows, new ChunkArena(), 10, 250);
+    assert.equal(c.truncated, true);
+    assert.deepEqual(
+      all(c).map((r) => r[0]),
+      [0, 1, 2],
+      'a prefix of the result, up to the row reaching 250 bytes',
+    );
+    const whole = await chunk(rows, new ChunkArena(), 10, 100_000);
+    assert.equal(whole.truncated, false);
+    assert.equal(whole.length, 10);
+    const one = await chunk([[String(1), '1', 'x'.repeat(1000), '1.00', null, null, null]], new ChunkArena(), 10, 10);
+    assert.equal(one.length, 1, 'a row larger than maxBytes on its own is kept');
+  });
+
   it('a value that does not convert fails as a read error of the table when its row is taken', async () => {
     const c = await chunk([['1', 'not a number at all', 'x', '1.00', null, null, null]], new ChunkArena());
     assert.throws(
@@ -225,7 +244,7 @@ describe('readChunkRows: a chunk kept as bytes', () => {
       errorAfterRows: 0,
     });
     await assert.rejects(
-      readChunkRows(fake.conn, table, 'SELECT * FROM d.t', new ChunkArena(), 4),
+      readChunkRows(fake.conn, table, 'SELECT * FROM d.t', new ChunkArena(), { expected: 4 }),
       (e: unknown) => e instanceof SnapshotError && /was altered/.test(e.message),
     );
   });

@@ -56,6 +56,8 @@ export class ChunkRows {
   private index: Int32Array;
   private used = 0;
   private count = 0;
+  private total = 0;
+  private cut = false;
   /** Entries per row in `index`. */
   private readonly width: number;
 
@@ -66,6 +68,8 @@ export class ChunkRows {
     private readonly arena: ChunkArena,
     /** Rows expected (the chunk's LIMIT): the index is sized for them once. */
     expected: number,
+    /** Rows after the one whose bytes reach this are left out (the first row is always kept). */
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
   ) {
     this.width = 2 * layout.targets.length + 1;
     this.index = arena.takeIndex(Math.max(1, expected) * this.width);
@@ -73,6 +77,16 @@ export class ChunkRows {
 
   get length(): number {
     return this.count;
+  }
+
+  /** Rows after the first that reached `maxBytes` were left out: the chunk ends before its LIMIT. */
+  get truncated(): boolean {
+    return this.cut;
+  }
+
+  /** Bytes of the rows' values (as the server sent them). */
+  get bytes(): number {
+    return this.total;
   }
 
   /** Copies one row (cells as TextQueryCommand reports them, valid only during the call) into the chunk. */
@@ -88,6 +102,11 @@ export class ChunkRows {
       to = cells[i + 1];
     }
     const span = from < 0 ? 0 : to - from;
+    if (this.cut) return;
+    if (n > 0 && this.total >= this.maxBytes) {
+      this.cut = true;
+      return;
+    }
     let block = this.blocks.length - 1;
     if (block < 0 || this.used + span > this.blocks[block].length) {
       this.blocks.push(this.arena.take(span));
@@ -110,6 +129,7 @@ export class ChunkRows {
       }
     }
     this.used += span;
+    this.total += span;
     this.count = n + 1;
   }
 
@@ -146,9 +166,9 @@ export function readChunkRows(
   table: TableDef,
   sql: string,
   arena: ChunkArena,
-  expected: number,
-  signal?: AbortSignal,
+  opts: { expected: number; maxBytes?: number; signal?: AbortSignal },
 ): Promise<ChunkRows> {
+  const { expected, maxBytes, signal } = opts;
   const inner = (conn as unknown as { connection?: QueryConnectionInternals }).connection;
   if (!inner || typeof inner.addCommand !== 'function') {
     throw new SnapshotError('snapshot needs a mysql2/promise Connection (no underlying callback connection found)');
@@ -165,7 +185,7 @@ export function readChunkRows(
     inner.addCommand(
       new TextQueryCommand(sql, {
         onFields: (fields: ResultField[]) => {
-          rows = new ChunkRows(table, sql, rowLayout(table, fields), arena, expected);
+          rows = new ChunkRows(table, sql, rowLayout(table, fields), arena, expected, maxBytes);
         },
         onRow: (buf, cells) => rows?.add(buf, cells),
         onEnd: () => done(null),

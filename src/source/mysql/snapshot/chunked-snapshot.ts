@@ -140,6 +140,15 @@ export function chunkSql(def: TableDef, after: StoredKeyPart[] | null, limit: nu
   return `${defaultSelect(def)}${where} ORDER BY ${pk.join(', ')} LIMIT ${limit}`;
 }
 
+/** At most this many bytes of rows per chunk (as the server sends them): wide rows make chunks of fewer rows. */
+export const CHUNK_BYTES = 16 << 20;
+
+/** The LIMIT of a chunk whose rows are about `rowBytes` long (0: unknown). */
+export function chunkLimit(chunkSize: number, rowBytes: number): number {
+  if (!(rowBytes > 0)) return chunkSize;
+  return Math.max(1, Math.min(chunkSize, Math.floor(CHUNK_BYTES / rowBytes)));
+}
+
 /**
  * How long emitting a chunk runs before it lets other callbacks in: timers, and the replies of the read-ahead
  * chunk's statements (each of its round trips waits for the next yield).
@@ -169,6 +178,10 @@ interface Window {
   touched: Set<string>;
   /** Read ahead while the previous chunk of the table waits or is emitted: dropped if a pause comes first. */
   ahead: boolean;
+  /** The chunk's LIMIT. */
+  limit: number;
+  /** The chunk reached the table's end: fewer rows than its LIMIT, none left out for CHUNK_BYTES. */
+  complete: boolean;
   selected: number;
   last: StoredKeyPart[] | null;
   /** source.ts_ms of the chunk's rows: the server's clock inside the chunk's read transaction. */
@@ -556,6 +569,9 @@ export class ChunkedSnapshotRunner {
     if (!st) return;
     const estimated = await estimateRows(conn, db, table);
     this.opts.metrics?.tableEstimated(id, estimated, st.rows);
+    // Chunks of wide rows hold fewer than snapshot.chunk.size rows, so a chunk's bytes stay within CHUNK_BYTES: a
+    // chunk ends at the row that reaches them, and the next chunk's LIMIT follows the bytes per row seen so far.
+    let limit = this.opts.chunkSize;
     this.log.info('chunked snapshot of table', {
       table: id,
       estimatedRows: estimated,
@@ -590,11 +606,12 @@ export class ChunkedSnapshotRunner {
           this.notes?.tableEnded(id, st.rows, 'UNKNOWN_SCHEMA');
           return;
         }
-        const current: Promise<Window> = ahead ?? this.readChunk(conn, id, def, st.after, false);
+        const current: Promise<Window> = ahead ?? this.readChunk(conn, id, def, st.after, false, limit);
         ahead = null;
         const w = await current;
-        if (w.selected >= this.opts.chunkSize && w.last && !this.paused && this.windows.has(w)) {
-          ahead = this.readChunk(conn, id, w.def, w.last, true);
+        if (w.rows && w.selected > 0) limit = chunkLimit(this.opts.chunkSize, w.rows.bytes / w.selected);
+        if (!w.complete && w.last && !this.paused && this.windows.has(w)) {
+          ahead = this.readChunk(conn, id, w.def, w.last, true, limit);
           // Awaited later (a failure then fails the worker); not an unhandled rejection meanwhile.
           ahead.catch(() => {});
         }
@@ -636,6 +653,7 @@ export class ChunkedSnapshotRunner {
     def: TableDef,
     after: StoredKeyPart[] | null,
     ahead: boolean,
+    limit: number,
   ): Promise<Window> {
     const pk = def.primaryKey.map((name) => def.columns.find((c) => c.name === name)!.position);
     const touched = new Set<string>();
@@ -652,6 +670,8 @@ export class ChunkedSnapshotRunner {
       rows: null,
       touched,
       ahead,
+      limit,
+      complete: false,
       selected: 0,
       last: null,
       tsMs: 0,
@@ -675,10 +695,10 @@ export class ChunkedSnapshotRunner {
     w.lw = await watermarks.openReadView(conn, this.mark(), this.opts.signal);
     // The rest is queued at once: mysql2 runs the statements in order, each sent as soon as the previous reply is
     // in, without a turn of this code in between (which, while a chunk is emitted, waits for its next yield).
-    const sql = chunkSql(def, after, this.opts.chunkSize);
+    const sql = chunkSql(def, after, w.limit);
     const [ts, read, , high] = await Promise.allSettled([
       serverTimeMs(conn),
-      readChunkRows(conn, def, sql, this.arena, this.opts.chunkSize, this.opts.signal),
+      readChunkRows(conn, def, sql, this.arena, { expected: w.limit, maxBytes: CHUNK_BYTES, signal: this.opts.signal }),
       conn.query('COMMIT'),
       watermarks.readHigh(conn),
     ]);
@@ -691,6 +711,7 @@ export class ChunkedSnapshotRunner {
     w.tsMs = ts.value;
     const hw = high.value;
     const selected = rows.length;
+    w.complete = selected < w.limit && !rows.truncated;
     this.counters.rowsScanned += selected;
     w.selected = selected;
     if (selected > 0) {
@@ -758,7 +779,7 @@ export class ChunkedSnapshotRunner {
     this.counters.rowsEmitted += emitted;
     this.counters.chunks++;
     if (w.last) st.after = w.last;
-    const done = w.selected < this.opts.chunkSize;
+    const done = w.complete;
     this.opts.metrics?.rowsScanned(w.id, w.selected);
     this.log.debug('chunk emitted', {
       table: w.id,
