@@ -31,6 +31,8 @@ export function twosComplementBytes(v: bigint): Buffer {
 }
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** base64 of every 12-bit group: two characters (half the lookups and concatenations of single characters). */
+export const B64_PAIRS: readonly string[] = Array.from({ length: 4096 }, (_, i) => B64[i >> 6] + B64[i & 63]);
 const decimalBytes: number[] = [0, 0, 0, 0, 0, 0, 0, 0];
 
 /**
@@ -74,14 +76,12 @@ export function decimalBase64(text: string, scale: number): string {
   let k = 0;
   for (; k + 3 <= n; k += 3) {
     const t = (bytes[k] << 16) | (bytes[k + 1] << 8) | bytes[k + 2];
-    out += B64[t >> 18] + B64[(t >> 12) & 63] + B64[(t >> 6) & 63] + B64[t & 63];
+    out += B64_PAIRS[t >> 12] + B64_PAIRS[t & 4095];
   }
-  if (n - k === 1) {
-    const t = bytes[k] << 16;
-    out += `${B64[t >> 18]}${B64[(t >> 12) & 63]}==`;
-  } else if (n - k === 2) {
+  if (n - k === 1) out += `${B64_PAIRS[bytes[k] << 4]}==`;
+  else if (n - k === 2) {
     const t = (bytes[k] << 16) | (bytes[k + 1] << 8);
-    out += `${B64[t >> 18]}${B64[(t >> 12) & 63]}${B64[(t >> 6) & 63]}=`;
+    out += `${B64_PAIRS[t >> 12]}${B64[(t >> 6) & 63]}=`;
   }
   return out;
 }

@@ -19,7 +19,7 @@ import {
   MysqlTimestamp,
   utcMillis,
 } from '../model/values.js';
-import { base64UrlSafe, decimalBase64, float32Text, inet4Text, inet6Text, uuidText } from './binary.js';
+import { B64_PAIRS, base64UrlSafe, decimalBase64, float32Text, inet4Text, inet6Text, uuidText } from './binary.js';
 import { type ColumnInfo, columnInfo, fsp } from './column-info.js';
 import { type ConnectSchema, type JsonValue, toJsonText } from './connect-schema.js';
 import type { ResolvedOptions } from './options.js';
@@ -380,8 +380,6 @@ function bitsBase64(be: Buffer, numBytes: number): string {
 }
 
 const B64_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-/** base64 of every 12-bit group: two characters. */
-const B64_PAIRS = Array.from({ length: 4096 }, (_, i) => B64_CHARS[i >> 6] + B64_CHARS[i & 63]);
 
 function bitSpec(bits: number): Spec {
   if (bits <= 1) {

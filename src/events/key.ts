@@ -9,6 +9,7 @@ import { anchored } from './column-filters.js';
 import type { ConnectSchema } from './connect-schema.js';
 import { createFieldConverter } from './converters.js';
 import type { ResolvedOptions } from './options.js';
+import { compileRowWriter } from './row-writer.js';
 
 /**
  * Parse message.key.columns: `<table regex>:<col>,<col>;<table regex>:<col>` where the table part matches
@@ -64,7 +65,7 @@ export function createKeyEncoder(table: TableDef, schemaName: string, opts: Reso
   const converters = cols.map((c) => createFieldConverter(c, opts));
   const prefixes = cols.map((c, i) => `${i === 0 ? '{' : ','}${JSON.stringify(c.name)}:`);
   const positions = cols.map((c) => c.position);
-  const n = cols.length;
+  const writer = compileRowWriter(prefixes, converters, positions);
   return {
     schema: {
       type: 'struct',
@@ -73,10 +74,6 @@ export function createKeyEncoder(table: TableDef, schemaName: string, opts: Reso
       name: schemaName,
     },
     positions,
-    encode(row) {
-      let out = '';
-      for (let i = 0; i < n; i++) out += prefixes[i] + converters[i].text(row[positions[i]]);
-      return `${out}}`;
-    },
+    encode: (row) => writer.row(row),
   };
 }
