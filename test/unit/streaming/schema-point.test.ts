@@ -5,6 +5,7 @@ import { silentLogger } from '../../../src/common/logger.js';
 import type { PositionLike } from '../../../src/model/binlog-position.js';
 import type { SourceOffset } from '../../../src/model/source-offset.js';
 import {
+  checkRecoveryWindow,
   loadSchemaAtOnePoint,
   mayChangeSchema,
   SchemaPointError,
@@ -133,4 +134,19 @@ test('with the table filter, only statements that may change a captured table co
   }
   // Without a filter every DDL counts, as before.
   assert.equal(mayChangeSchema('ALTER TABLE other.t ADD b INT'), true);
+});
+
+test('recovery window: an offset another server wrote is not read by file/position there', async () => {
+  const options = {
+    connection: async () => {
+      throw new Error('the window must not be read on another server');
+    },
+    serverId: 1,
+    logger: silentLogger,
+  };
+  const from = { file: 'bin.000001', pos: 4, server_identity: 'mariadb:1' };
+  const to = { file: 'bin.000009', pos: 400 };
+  assert.equal(await checkRecoveryWindow(options, from, to, 'mariadb:2'), 'other-server');
+  // The same server: the window is read (here the connection fails, so the check does).
+  await assert.rejects(checkRecoveryWindow(options, from, to, 'mariadb:1'), /must not be read/);
 });

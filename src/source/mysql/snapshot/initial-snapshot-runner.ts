@@ -251,7 +251,7 @@ export class InitialSnapshotRunner implements SnapshotRunner {
   /** recovery: fails when a captured table's schema changed between the kept offset and the schema read. */
   private async checkRecoveryWindow(keep: SourceOffset, read: { file: string; pos: number }): Promise<void> {
     const c = this.options.context;
-    await checkRecoveryWindow(
+    const verdict = await checkRecoveryWindow(
       {
         connection: callbackConnection(c.connect),
         serverId: c.config.database.serverId,
@@ -260,7 +260,15 @@ export class InitialSnapshotRunner implements SnapshotRunner {
       },
       keep,
       read,
+      c.server.identity.key,
     );
+    if (verdict === 'other-server') {
+      c.logger.warn(
+        'snapshot.mode=recovery: the stored offset was written on another server, so the binlog since it cannot be checked for DDL; the schema read now is recorded at it (correct only if no captured table changed since)',
+        { from: `${keep.file}:${keep.pos}`, writtenOn: keep.server_identity, server: c.server.identity.key },
+      );
+      return;
+    }
     c.logger.info(
       'snapshot.mode=recovery: no captured table changed since the stored offset; streaming resumes there',
       {

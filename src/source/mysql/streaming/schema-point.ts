@@ -227,12 +227,15 @@ export class SchemaRecoveryError extends CdcError {
  */
 export async function checkRecoveryWindow(
   options: BinlogWindowOptions,
-  from: PositionLike,
+  from: PositionLike & { server_identity?: string },
   to: PositionLike,
-): Promise<void> {
-  if (BinlogPosition.compare(from, to) >= 0) return;
+  serverKey: string,
+): Promise<'checked' | 'other-server'> {
+  // An offset another server wrote (a failover, resumed by GTID): its file/position mean nothing here.
+  if (from.server_identity !== undefined && from.server_identity !== serverKey) return 'other-server';
+  if (BinlogPosition.compare(from, to) >= 0) return 'checked';
   const changes = await binlogWindowSchemaChanges(options, from, to, { timeoutMs: RECOVERY_WINDOW_TIMEOUT_MS });
-  if (changes.length === 0) return;
+  if (changes.length === 0) return 'checked';
   const named = [...new Set(changes.flatMap((c) => c.tables ?? []))];
   const unnamed = changes.filter((c) => c.tables === null).map((c) => c.at);
   const what = [
