@@ -64,7 +64,8 @@ export function renderConfigDocs(): string {
     '   `.properties` (`#`/`!` comments, `key=value` or `key: value`, `\\` line continuations, `\\uXXXX` escapes).',
     '2. Environment variables: `CDC_` + the name in upper case with `.` and `-` as `_`, e.g.',
     `   \`${envName('database.hostname')}\`. Pattern properties are mapped best effort (transform options need their`,
-    '   name listed in `transforms`). Unknown `CDC_*` variables are errors; `CDC_TEST_*` and `CDC_IT_*` are ignored.',
+    '   name listed in `transforms`). Unknown `CDC_*` variables are errors; `CDC_TEST_*`, `CDC_IT_*` and',
+    '   `CDC_COMPILED` (bin/cdc.js runs the compiled dist/) are ignored.',
     '3. `--set key=value` overrides.',
     '',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: documents the literal reference syntax

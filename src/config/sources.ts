@@ -243,8 +243,8 @@ export function readConfigFile(
 // ---------------------------------------------------------------- environment
 
 export const ENV_PREFIX = 'CDC_';
-/** Variables under CDC_ that belong to tooling, not to the connector configuration. */
-export const DEFAULT_ENV_IGNORE: readonly RegExp[] = [/^CDC_TEST_/, /^CDC_IT_/];
+/** Variables under CDC_ that belong to tooling, not to the connector configuration (CDC_COMPILED: bin/cdc.js). */
+export const DEFAULT_ENV_IGNORE: readonly RegExp[] = [/^CDC_TEST_/, /^CDC_IT_/, /^CDC_COMPILED$/];
 
 /** `database.hostname` → `CDC_DATABASE_HOSTNAME`. */
 export function envName(key: string): string {

@@ -62,8 +62,13 @@ describe('environment variables', () => {
     );
   });
 
-  it('reports unknown CDC_* variables with a did-you-mean, and ignores CDC_TEST_*', () => {
-    const { values, problems } = envToConfig({ CDC_DATABSE_HOSTNAME: 'h', CDC_TEST_CONCURRENCY: '2' });
+  it('reports unknown CDC_* variables with a did-you-mean, and ignores CDC_TEST_* and CDC_COMPILED', () => {
+    const { values, problems } = envToConfig({
+      CDC_DATABSE_HOSTNAME: 'h',
+      CDC_TEST_CONCURRENCY: '2',
+      // bin/cdc.js's own switch: `CDC_COMPILED=1 cdc run` was refused as an unknown configuration variable.
+      CDC_COMPILED: '1',
+    });
     assert.deepEqual(values, {});
     assert.equal(problems.length, 1);
     assert.equal(problems[0].property, 'CDC_DATABSE_HOSTNAME');
