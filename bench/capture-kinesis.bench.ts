@@ -7,7 +7,9 @@
  *
  * Everything runs in this process (kinesalite included), so absolute figures are kinesalite-bound, not AWS figures.
  * Kinesalite's rate swings from run to run: each capture and the ceiling run RUNS times, interleaved, and the
- * figures are medians. Env: CAPTURE_KINESIS_BENCH_ROWS (default 20000), CAPTURE_KINESIS_BENCH_RUNS (default 3).
+ * figures are medians, after an untimed warm-up round of each (up to 5000 rows) so that both run JIT-optimised code.
+ * Env: CAPTURE_KINESIS_BENCH_ROWS (default 20000), CAPTURE_KINESIS_BENCH_RUNS (default 3),
+ * CAPTURE_KINESIS_BENCH_WARMUP (warm-up rounds, default 1).
  * Because everything shares this process's main thread, rows per main-thread CPU-second (Linux schedstat) is also
  * reported: waiting for a busy machine's cores does not move it, so it compares ours and the ceiling under load too.
  */
@@ -25,6 +27,8 @@ import { median } from './harness.js';
 const ROWS = Number(process.env.CAPTURE_KINESIS_BENCH_ROWS ?? 20_000);
 const RUNS = Number(process.env.CAPTURE_KINESIS_BENCH_RUNS ?? 3);
 const PER_TXN = 500;
+const WARMUP = Number(process.env.CAPTURE_KINESIS_BENCH_WARMUP ?? 1);
+const WARMUP_ROWS = Math.min(ROWS, 5_000);
 
 /** CPU time of this process's main thread in ms (Linux schedstat), else the whole process's user+system time. */
 function mainThreadCpuMs(): number {
@@ -45,9 +49,9 @@ export async function run(): Promise<Figure[]> {
   const { join } = await import('node:path');
   try {
     /** Creates a table, lets the capture take its (empty) snapshot, writes ROWS rows, then times the catch-up. */
-    const capture = async (aggregation: boolean) => {
+    const capture = async (aggregation: boolean, wanted = ROWS) => {
       const name = await db.createDatabase(aggregation ? 'bagg' : 'bplain');
-      const rows = Math.max(PER_TXN, Math.ceil(ROWS / PER_TXN) * PER_TXN);
+      const rows = Math.max(PER_TXN, Math.ceil(wanted / PER_TXN) * PER_TXN);
       await db.query(
         `CREATE TABLE ${name}.orders (id INT PRIMARY KEY, customer VARCHAR(40), status VARCHAR(16), total DECIMAL(10,2), note VARCHAR(120))`,
       );
@@ -103,7 +107,7 @@ export async function run(): Promise<Figure[]> {
     };
 
     // Reference ceiling: the same payloads, plain SDK PutRecords x500, 4 in flight, no ordering logic.
-    const ceiling = async (consumer: StreamConsumer, run: number) => {
+    const ceiling = async (consumer: StreamConsumer, run: number | string) => {
       const stream = `bench-ref-${run}`;
       await createStream(client, stream, 4);
       const entries: PutRecordsRequestEntry[] = consumer.events.map((e) => ({
@@ -134,6 +138,13 @@ export async function run(): Promise<Figure[]> {
     const refPerCpu: number[] = [];
     let plain: Awaited<ReturnType<typeof capture>> | undefined;
     let agg: Awaited<ReturnType<typeof capture>> | undefined;
+    // Untimed warm-up of both sides first: a capture runs for hours with its code optimised by the JIT, and the
+    // ceiling's SDK code is warm from the capture before it anyway. Small, so kinesalite's heap barely grows.
+    for (let w = 0; w < WARMUP; w++) {
+      const warm = await capture(false, WARMUP_ROWS);
+      await capture(true, WARMUP_ROWS);
+      await ceiling(warm.consumer, `warmup-${w}`);
+    }
     for (let run = 0; run < Math.max(1, RUNS); run++) {
       plain = await capture(false);
       agg = await capture(true);
