@@ -378,6 +378,13 @@ function build(
           'sink.kinesis.stream.name',
           'set sink.kinesis.stream.name=<stream> (one stream) or sink.kinesis.stream.name.template={prefix}-{db}-{table} (per table).',
         );
+      // Checked here, not when the (lazily loaded) sink is built, so it is listed with every other problem at start-up.
+      if (streamName !== null && !/^[a-zA-Z0-9_.-]{1,128}$/.test(streamName))
+        r.add(
+          'sink.kinesis.stream.name',
+          `is "${streamName}", which is not a valid Kinesis stream name.`,
+          'use 1 to 128 of the characters a-z, A-Z, 0-9, _ . - (the name, not the stream ARN).',
+        );
       if (streamName !== null && template !== null)
         r.add(
           'sink.kinesis.stream.name',

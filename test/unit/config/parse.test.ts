@@ -317,6 +317,12 @@ describe('validation rules', () => {
       /both set/,
     ],
     [
+      'kinesis stream name pattern',
+      { 'sink.type': 'kinesis', 'sink.kinesis.stream.name': 'arn:aws:kinesis:eu-west-1:1:stream/s' },
+      'sink.kinesis.stream.name',
+      /not a valid Kinesis stream name/,
+    ],
+    [
       'kinesis template placeholders',
       { 'sink.type': 'kinesis', 'sink.kinesis.stream.name.template': '{schema}-{table}' },
       'sink.kinesis.stream.name.template',
