@@ -103,28 +103,42 @@ export function float32Text(x: number): string {
   if (f === 0) return '0';
   const a = f < 0 ? -f : f;
   // The 9 significant digits of |f| (enough for any float32) and the decimal exponent of the first one.
-  const nine = a.toPrecision(9);
-  const e9 = nine.indexOf('e');
-  let digits: string;
+  let all: number;
   let exp: number;
-  if (e9 >= 0) {
-    digits = nine.charAt(0) + nine.slice(2, e9);
-    exp = Number(nine.slice(e9 + 1));
-  } else if (nine.charCodeAt(0) === 48 /* 0 */) {
-    // 0.000ddddddddd
-    let z = 2;
-    while (nine.charCodeAt(z) === 48) z++;
-    digits = nine.slice(z);
-    exp = 1 - z;
+  if (a >= 1 && a < 1e9) {
+    // a * 10^(8 - exp) is exact (24 bits of a times 5^(8 - exp) <= 5^8, 19 bits), so rounding it half up gives
+    // toPrecision(9)'s digits without the string; Math.log10 may miss at a power of ten, hence the checks.
+    exp = Math.floor(Math.log10(a));
+    if (a < POW10[exp]) exp--;
+    else if (exp < 8 && a >= POW10[exp + 1]) exp++;
+    all = Math.round(a * POW10[8 - exp]);
+    if (all === 1e9) {
+      all = 1e8;
+      exp++;
+    }
   } else {
-    const dot = nine.indexOf('.');
-    digits = dot < 0 ? nine : nine.slice(0, dot) + nine.slice(dot + 1);
-    exp = (dot < 0 ? nine.length : dot) - 1;
+    const nine = a.toPrecision(9);
+    const e9 = nine.indexOf('e');
+    let digits: string;
+    if (e9 >= 0) {
+      digits = nine.charAt(0) + nine.slice(2, e9);
+      exp = Number(nine.slice(e9 + 1));
+    } else if (nine.charCodeAt(0) === 48 /* 0 */) {
+      // 0.000ddddddddd
+      let z = 2;
+      while (nine.charCodeAt(z) === 48) z++;
+      digits = nine.slice(z);
+      exp = 1 - z;
+    } else {
+      const dot = nine.indexOf('.');
+      digits = dot < 0 ? nine : nine.slice(0, dot) + nine.slice(dot + 1);
+      exp = (dot < 0 ? nine.length : dot) - 1;
+    }
+    all = Number(digits);
   }
   // p digits are the first p of the nine, rounded half up (as toPrecision rounds): the nearest 9-digit decimal lies
   // on the same side of every p-digit rounding boundary as |f| itself unless it is that boundary (digit p + 1 is 5
   // and the rest zeros), where only toPrecision(p) knows which way |f| lies.
-  const all = Number(digits);
   for (let p = 1; p <= 9; p++) {
     let candidate: number;
     const unit = POW10[9 - p];
