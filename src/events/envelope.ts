@@ -164,12 +164,6 @@ export const PK_UPDATE_OLDKEY_HEADER = '__debezium.oldkey';
 type Op = 'c' | 'u' | 'd' | 'r' | 't';
 
 /** The envelope from `"op"` to `"ts_ms":`, per op. */
-/**
- * Pieces of a value besides the two images: the head, `,"after":`, 14 from `,"source":` to ts_ns, and the close
- * (valueText).
- */
-const VALUE_PIECES = 17;
-
 const OP_TEXT: Record<Op, string> = {
   c: flatten(',"op":"c","ts_ms":'),
   u: flatten(',"op":"u","ts_ms":'),
@@ -217,10 +211,6 @@ export class TableEventBuilder {
   /** Per emitted column: cell → JSON text (conversion, masking and writing in one closure). */
   private readonly texts: CellText[];
   private readonly writer: RowWriter;
-  /** The value's pieces per record shape (before and after: a row image, or text/null), reused by every record. */
-  private readonly parts: Array<string[] | undefined> = [undefined, undefined, undefined, undefined];
-  /** `{"schema":...,"payload":{"before":` or `{"before":`. */
-  private readonly valueHead: string;
   private readonly sourcePrefix: string;
   private readonly sourceTable: string;
   private readonly skipOp: Record<Op, boolean>;
@@ -312,7 +302,6 @@ export class TableEventBuilder {
     for (const op of opts.skippedOperations) if (op in this.skipOp) this.skipOp[op as Op] = true;
     this.valueOpen = opts.schemasEnable ? flatten(`{"schema":${this.envelopeSchemaJson},"payload":`) : '';
     this.valueClose = opts.schemasEnable ? '}' : '';
-    this.valueHead = flatten(`${this.valueOpen}{"before":`);
     this.tombstones = opts.tombstonesOnDelete;
     this.transactions = opts.provideTransactionMetadata;
   }
@@ -337,14 +326,14 @@ export class TableEventBuilder {
   /** INSERT → op 'c'. */
   insert(after: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
     const out: SinkRecord[] = [];
-    this.emit(out, 'c', this.keyJson(after), null, after, source, tx, undefined, 0);
+    this.emit(out, 'c', this.keyJson(after), null, this.rowJson(after), source, tx, undefined, 0);
     return out;
   }
 
   /** Snapshot row → op 'r' (source.snapshot should say which snapshot row it is). */
   read(row: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
     const out: SinkRecord[] = [];
-    this.emit(out, 'r', this.keyJson(row), null, row, source, tx, undefined, 0);
+    this.emit(out, 'r', this.keyJson(row), null, this.rowJson(row), source, tx, undefined, 0);
     return out;
   }
 
@@ -354,13 +343,13 @@ export class TableEventBuilder {
     after = this.withFullJson(before, after, source);
     const oldKey = this.keyJson(before);
     const newKey = oldKey !== null && this.sameKeyCells(before, after) ? oldKey : this.keyJson(after);
-    if (oldKey === null || oldKey === newKey) {
-      // Both images written into the record's pieces; the after image reuses unchanged cells' texts.
-      this.emit(out, 'u', newKey, before, after, source, tx, undefined, 0);
-      return out;
-    }
+    // The after image reuses the before image's texts of unchanged cells (RowWriter.after).
     const beforeJson = this.writer.before(before, this.beforeTexts);
     const afterJson = this.writer.after(before, after, this.beforeTexts);
+    if (oldKey === null || oldKey === newKey) {
+      this.emit(out, 'u', newKey, beforeJson, afterJson, source, tx, undefined, 0);
+      return out;
+    }
     // Parts: the delete 0, its tombstone 1, the create 2 (event-id.ts).
     this.emit(out, 'd', oldKey, beforeJson, null, source, tx, { [PK_UPDATE_NEWKEY_HEADER]: newKey ?? 'null' }, 0);
     this.emit(out, 'c', newKey, null, afterJson, source, tx, { [PK_UPDATE_OLDKEY_HEADER]: oldKey }, 2);
@@ -396,7 +385,7 @@ export class TableEventBuilder {
   /** DELETE → op 'd', followed by a tombstone when tombstonesOnDelete. */
   delete(before: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
     const out: SinkRecord[] = [];
-    this.emit(out, 'd', this.keyJson(before), before, null, source, tx, undefined, 0);
+    this.emit(out, 'd', this.keyJson(before), this.rowJson(before), null, source, tx, undefined, 0);
     return out;
   }
 
@@ -409,12 +398,6 @@ export class TableEventBuilder {
 
   /** The `source` block as JSON text. */
   sourceJson(s: SourceInfo): string {
-    const c = this.sourceCache(s);
-    return `${c.head}${s.pos},"row":${s.row}${c.tail}`;
-  }
-
-  /** The constant parts of `s`'s source block (those of the last row when they are the same). */
-  private sourceCache(s: SourceInfo): SourceCache {
     let c = this.source;
     if (
       c === null ||
@@ -430,7 +413,7 @@ export class TableEventBuilder {
       c = this.sourceParts(s);
       this.source = c;
     }
-    return c;
+    return `${c.head}${s.pos},"row":${s.row}${c.tail}`;
   }
 
   private sourceParts(s: SourceInfo): SourceCache {
@@ -455,60 +438,12 @@ export class TableEventBuilder {
     };
   }
 
-  /**
-   * The envelope's text, its pieces written into an array of the record shape's exact length and joined once: one
-   * flat string without the rope (two objects per piece) that concatenation builds and flattening copies.
-   */
-  private valueText(
-    op: Op,
-    before: Row | string | null,
-    after: Row | string | null,
-    source: SourceInfo,
-    txJson: string,
-  ): string {
-    const w = this.writer;
-    const beforeRow = typeof before === 'object' && before !== null;
-    const afterRow = typeof after === 'object' && after !== null;
-    const shape = (beforeRow ? 2 : 0) + (afterRow ? 1 : 0);
-    let parts = this.parts[shape];
-    if (parts === undefined) {
-      parts = new Array<string>(VALUE_PIECES + (beforeRow ? w.pieces : 1) + (afterRow ? w.pieces : 1)).fill('');
-      parts[parts.length - 1] = `}${this.valueClose}`;
-      this.parts[shape] = parts;
-    }
-    let k = 0;
-    parts[k++] = this.valueHead;
-    if (beforeRow) k = w.beforeInto(before, this.beforeTexts, parts, k);
-    else parts[k++] = (before as string | null) ?? 'null';
-    parts[k++] = ',"after":';
-    if (afterRow) k = beforeRow ? w.afterInto(before, after, this.beforeTexts, parts, k) : w.rowInto(after, parts, k);
-    else parts[k++] = (after as string | null) ?? 'null';
-    const c = this.sourceCache(source);
-    parts[k++] = ',"source":';
-    parts[k++] = c.head;
-    parts[k++] = numberText(source.pos);
-    parts[k++] = ',"row":';
-    parts[k++] = numberText(source.row);
-    parts[k++] = c.tail;
-    parts[k++] = ',"transaction":';
-    parts[k++] = txJson;
-    parts[k++] = OP_TEXT[op];
-    parts[k++] = this.msText;
-    parts[k++] = ',"ts_us":';
-    parts[k++] = this.usText;
-    parts[k++] = ',"ts_ns":';
-    parts[k] = this.nsText;
-    // The last piece is fixed: `}` and the schema wrapper's close, set when the array was made.
-    return parts.join('');
-  }
-
   private emit(
     out: SinkRecord[],
     op: Op,
     keyPayload: string | null,
-    /** A row image (written by the row writer; an update passes both, so the after image reuses texts) or its text. */
-    before: Row | string | null,
-    after: Row | string | null,
+    before: string | null,
+    after: string | null,
     source: SourceInfo,
     tx: TransactionContext | undefined,
     headers: Record<string, string> | undefined,
@@ -535,7 +470,11 @@ export class TableEventBuilder {
           ? this.usText.slice(0, -3)
           : String(Math.floor(nowUs / 1000));
     }
-    const value = this.valueText(op, before, after, source, txJson);
+    const { usText, msText, nsText } = this;
+    const value = flatten(
+      `${this.valueOpen}{"before":${before ?? 'null'},"after":${after ?? 'null'},"source":${this.sourceJson(source)},` +
+        `"transaction":${txJson}${OP_TEXT[op]}${msText},"ts_us":${usText},"ts_ns":${nsText}}${this.valueClose}`,
+    );
     const key =
       keyPayload === null
         ? null

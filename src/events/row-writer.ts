@@ -33,15 +33,6 @@ export interface RowWriter {
    * (the same primitive or object) has the same text, since every column's text is a pure function of its cell.
    */
   after(before: Row, after: Row, texts: readonly string[]): string;
-  /**
-   * The same three, writing the struct's pieces into `parts` from index `k` instead of concatenating them (the
-   * caller joins the whole record once): `2 * columns + 1` pieces (just `{}` for no columns); returns the next index.
-   */
-  rowInto(row: Row, parts: string[], k: number): number;
-  beforeInto(before: Row, texts: string[], parts: string[], k: number): number;
-  afterInto(before: Row, after: Row, texts: readonly string[], parts: string[], k: number): number;
-  /** Pieces the *Into methods write. */
-  readonly pieces: number;
 }
 
 /** Above this many columns the generated functions grow past what V8 optimises; a loop is used instead. */
@@ -60,29 +51,12 @@ export function compileRowWriter(
   positions: readonly number[],
 ): RowWriter {
   const n = positions.length;
-  if (n === 0) {
-    const into = (parts: string[], k: number) => {
-      parts[k] = '{}';
-      return k + 1;
-    };
-    return {
-      row: () => '{}',
-      before: () => '{}',
-      after: () => '{}',
-      rowInto: (_r, parts, k) => into(parts, k),
-      beforeInto: (_b, _x, parts, k) => into(parts, k),
-      afterInto: (_b, _a, _x, parts, k) => into(parts, k),
-      pieces: 1,
-    };
-  }
+  if (n === 0) return { row: () => '{}', before: () => '{}', after: () => '{}' };
   if (n > MAX_COMPILED_COLUMNS) return loopWriter(prefixes, texts, positions);
   const consts: string[] = [];
   const row: string[] = [];
   const before: string[] = [];
   const after: string[] = [];
-  const rowInto: string[] = [];
-  const beforeInto: string[] = [];
-  const afterInto: string[] = [];
   for (let i = 0; i < n; i++) {
     const p = positions[i];
     if (!Number.isInteger(p) || p < 0) throw new Error(`column position ${p} is not a row index`);
@@ -92,11 +66,6 @@ export function compileRowWriter(
     row.push(`v = r[${p}]; s += p${i} + ${text};`);
     before.push(`v = b[${p}]; s += p${i} + (x[${i}] = ${text});`);
     after.push(`v = a[${p}]; s += p${i} + (v === b[${p}] ? x[${i}] : ${text});`);
-    const at = i === 0 ? 'k' : `k + ${2 * i}`;
-    const next = `k + ${2 * i + 1}`;
-    rowInto.push(`v = r[${p}]; P[${at}] = p${i}; P[${next}] = ${text};`);
-    beforeInto.push(`v = b[${p}]; P[${at}] = p${i}; P[${next}] = x[${i}] = ${text};`);
-    afterInto.push(`v = a[${p}]; P[${at}] = p${i}; P[${next}] = v === b[${p}] ? x[${i}] : ${text};`);
   }
   const source = `"use strict"; // row writer ${++serial}
 const ${consts.join(',\n  ')};
@@ -104,10 +73,6 @@ return {
   row(r) { let s = ''; let v; ${row.join(' ')} return s + '}'; },
   before(b, x) { let s = ''; let v; ${before.join(' ')} return s + '}'; },
   after(b, a, x) { let s = ''; let v; ${after.join(' ')} return s + '}'; },
-  rowInto(r, P, k) { let v; ${rowInto.join(' ')} P[k + ${2 * n}] = '}'; return k + ${2 * n + 1}; },
-  beforeInto(b, x, P, k) { let v; ${beforeInto.join(' ')} P[k + ${2 * n}] = '}'; return k + ${2 * n + 1}; },
-  afterInto(b, a, x, P, k) { let v; ${afterInto.join(' ')} P[k + ${2 * n}] = '}'; return k + ${2 * n + 1}; },
-  pieces: ${2 * n + 1},
 };`;
   return new Function('P', 'T', source)(prefixes.slice(), texts.slice()) as RowWriter;
 }
@@ -139,34 +104,5 @@ function loopWriter(prefixes: readonly string[], texts: readonly CellText[], pos
       }
       return `${out}}`;
     },
-    rowInto(row, parts, k) {
-      for (let i = 0; i < n; i++) {
-        parts[k++] = prefixes[i];
-        parts[k++] = cellText(texts[i], row[positions[i]]);
-      }
-      parts[k] = '}';
-      return k + 1;
-    },
-    beforeInto(before, beforeTexts, parts, k) {
-      for (let i = 0; i < n; i++) {
-        const t = cellText(texts[i], before[positions[i]]);
-        beforeTexts[i] = t;
-        parts[k++] = prefixes[i];
-        parts[k++] = t;
-      }
-      parts[k] = '}';
-      return k + 1;
-    },
-    afterInto(before, after, beforeTexts, parts, k) {
-      for (let i = 0; i < n; i++) {
-        const p = positions[i];
-        const v = after[p];
-        parts[k++] = prefixes[i];
-        parts[k++] = v === before[p] ? beforeTexts[i] : cellText(texts[i], v);
-      }
-      parts[k] = '}';
-      return k + 1;
-    },
-    pieces: 2 * n + 1,
   };
 }

@@ -55,13 +55,6 @@ for (const n of [1, 7, 250]) {
         const texts: string[] = [];
         assert.equal(w.before(row, texts), expected);
         assert.equal(texts.length, n);
-        // The piece-writing forms, from an offset into a longer array: the same text, `pieces` pieces.
-        const parts = ['head', ...new Array<string>(w.pieces).fill('?'), 'tail'];
-        assert.equal(w.rowInto(row, parts, 1), 1 + w.pieces);
-        assert.equal(parts.join(''), `head${expected}tail`);
-        parts.fill('?', 1, 1 + w.pieces);
-        assert.equal(w.beforeInto(row, texts, parts, 1), 1 + w.pieces);
-        assert.equal(parts.join(''), `head${expected}tail`);
       }
     });
 
@@ -81,14 +74,6 @@ for (const n of [1, 7, 250]) {
         calls.flatMap((c, i) => (c ? [i] : [])),
         [changed],
       );
-      calls.length = 0;
-      const parts = new Array<string>(w.pieces).fill('?');
-      w.afterInto(before, after, texts, parts, 0);
-      assert.equal(parts.join(''), text);
-      assert.deepEqual(
-        calls.flatMap((c, i) => (c ? [i] : [])),
-        [changed],
-      );
       assert.equal(text, reference(cols, positions, names, after));
     });
   });
@@ -96,11 +81,7 @@ for (const n of [1, 7, 250]) {
 
 describe('compileRowWriter', () => {
   it('writes {} for no columns and refuses a position that is not a row index', () => {
-    const empty = compileRowWriter([], [], []);
-    assert.equal(empty.row([1]), '{}');
-    const parts = ['a', '?', 'b'];
-    assert.equal(empty.afterInto([1], [2], [], parts, 1), 2);
-    assert.equal(parts.join(''), 'a{}b');
+    assert.equal(compileRowWriter([], [], []).row([1]), '{}');
     const col = column(0, []);
     assert.throws(() => compileRowWriter(['{"a":'], [col], [0.5]), /not a row index/);
     assert.throws(() => compileRowWriter(['{"a":'], [col], [Number('1;x')]), /not a row index/);
