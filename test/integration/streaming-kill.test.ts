@@ -13,11 +13,14 @@ import { changeOrder } from '../../lambdas/lib/binlog-order.js';
 import { EVENT_ID_HEADER } from '../../src/events/event-id.js';
 import { useMariaDb } from '../harness/fixtures.js';
 import { pollUntil } from '../harness/wait.js';
+import { startBinlogHoldProxy } from './support/binlog-hold-proxy.js';
 import { captureEnv } from './support/capture.js';
 import { countMatches, readSinkFile, spawnCapture } from './support/child-capture.js';
 
 const db = useMariaDb();
 const ROWS = 10_000;
+/** `--until-idle` of the killed children: longer than the test, so only the kill ends them (never a caught-up pause). */
+const CHILD_RUNS_UNTIL_KILLED_MS = 600_000;
 
 test('kill -9 in the middle of a 10,000-row transaction, then restart: nothing lost, duplicates only in flight', async (t) => {
   const server = db();
@@ -27,15 +30,46 @@ test('kill -9 in the middle of a 10,000-row transaction, then restart: nothing l
   await env.runUntilIdle(); // snapshot of the empty table; the offset is now committed
   const out = join(env.dir, 'events.ndjson');
   const startLines = readSinkFile(out).lines.length;
+  const binlogEnd = async () =>
+    Number((await server.query<{ Position: number }[]>('SHOW MASTER STATUS'))[0]?.Position ?? Number.NaN);
+  const before = await binlogEnd();
   await server.query(`INSERT INTO ${name}.big SELECT seq, CONCAT('row-', seq), seq * 7 FROM ${name}.seq_1_to_${ROWS}`);
+  const txnBytes = (await binlogEnd()) - before;
+  assert.ok(txnBytes > ROWS, `the transaction's binlog size: ${txnBytes}`);
 
-  // Small batches so the child commits offsets many times inside the transaction.
-  const run = spawnCapture(env.dir, env.props, { 'max.batch.size': '200', 'max.queue.size': '1000' });
+  // The child reads the binlog through a relay that passes only the stream's first 60% of the transaction (plus
+  // the few events before it), so however fast it runs it cannot reach the commit: the kill lands inside the
+  // transaction by construction, not by outrunning the child.
+  const proxy = await startBinlogHoldProxy(
+    server.host,
+    server.port,
+    Number(env.props['database.server.id']),
+    2048 + Math.floor(txnBytes * 0.6),
+  );
+  t.after(() => proxy.close());
+  // Small batches so the child commits offsets many times inside the transaction; it never stops on its own.
+  const run = spawnCapture(
+    env.dir,
+    { ...env.props, 'database.hostname': proxy.host, 'database.port': String(proxy.port) },
+    { 'max.batch.size': '200', 'max.queue.size': '1000' },
+    CHILD_RUNS_UNTIL_KILLED_MS,
+  );
   const creates = /"op":"c"/g;
-  const some = await pollUntil(() => countMatches(out, creates) >= 2000, 30_000);
+  const committed = () => {
+    try {
+      return JSON.parse(readFileSync(join(env.dir, 'offsets.json'), 'utf8')).offset as { event: number; row: number };
+    } catch {
+      return null; // not written yet
+    }
+  };
+  const inside = (o: { event: number; row: number } | null) => o !== null && (o.row > 0 || o.event > 0);
+  const ready = await pollUntil(() => countMatches(out, creates) >= 2000 && inside(committed()), 60_000);
   run.child.kill('SIGKILL');
   assert.equal(await run.exited, null, `child exited on its own: ${run.stderr()}`);
-  assert.ok(some, `the child delivered too few rows before the deadline: ${run.stderr()}`);
+  assert.ok(
+    ready,
+    `no 2000 rows and an offset inside the transaction (relayed ${proxy.forwarded()} of ${txnBytes} bytes, ${countMatches(out, creates)} rows, offset ${JSON.stringify(committed())}): ${run.stderr()}`,
+  );
   const atKill = readSinkFile(out);
   const deliveredBeforeKill = atKill.lines.length - startLines;
   assert.ok(deliveredBeforeKill < ROWS, `killed too late: ${deliveredBeforeKill} rows already delivered`);
@@ -80,8 +114,15 @@ test('kill -9 mid-stream after a snapshot: duplicates are dropped by their event
   await server.query(`INSERT INTO ${name}.acct SELECT seq, 0 FROM ${name}.seq_1_to_${ROWS_AT_SNAPSHOT}`);
   const env = captureEnv(server, name);
   const out = join(env.dir, 'events.ndjson');
-  // Offsets committed rarely, so the kill leaves a long stretch to deliver again.
-  const run = spawnCapture(env.dir, env.props, { 'max.batch.size': '50', 'offset.flush.interval.ms': '2000' });
+  // Offsets are committed at the snapshot's end and then not again before the kill (the interval is longer than the
+  // test), so everything streamed before the kill is delivered again: re-delivery does not depend on when the kill
+  // lands relative to a periodic commit.
+  const run = spawnCapture(
+    env.dir,
+    env.props,
+    { 'max.batch.size': '50', 'offset.flush.interval.ms': '600000' },
+    CHILD_RUNS_UNTIL_KILLED_MS,
+  );
   assert.ok(await pollUntil(() => countMatches(out, /"op":"r"/g) > 0, 30_000), `no snapshot: ${run.stderr()}`);
   // The snapshot's position is set: the first transaction below starts exactly there, so the first streamed change
   // shares (file, pos, row 0) with key 1's snapshot row.
