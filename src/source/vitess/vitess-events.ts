@@ -6,7 +6,7 @@
  * Topic naming, schema JSON and heartbeats come from src/events.
  */
 import { type ConnectField, type ConnectSchema, schemaToJson, withSchema } from '../../events/connect-schema.js';
-import { commonSourceFields } from '../../events/envelope.js';
+import { commonSourceFields, flatten } from '../../events/envelope.js';
 import { EVENT_ID_HEADER, eventIdHeader, jsonStringBody } from '../../events/event-id.js';
 import { adjustSchemaName, dataChangeTopic, schemaChangeTopic } from '../../events/topics.js';
 import type { SinkRecord } from '../../model/sink-record.js';
@@ -209,8 +209,9 @@ export class VitessTableEvents {
       `"source":${vitessSourceJson(this.o, this.keyspace, this.table, source)},"transaction":null,"op":"${op}",` +
       `"ts_ms":${Math.floor(nowUs / 1000)},"ts_us":${nowUs},"ts_ns":${nowUs}000}`;
     const schemas = this.o.schemasEnable;
-    const key = keyPayload === null ? null : schemas ? withSchema(this.keySchemaJson, keyPayload) : keyPayload;
-    const value = schemas ? withSchema(this.envelopeSchemaJson, payload) : payload;
+    // Flat, as the MySQL builder's: queued records made of string pieces cost the GC per piece (envelope.ts flatten).
+    const key = keyPayload === null ? null : flatten(schemas ? withSchema(this.keySchemaJson, keyPayload) : keyPayload);
+    const value = flatten(schemas ? withSchema(this.envelopeSchemaJson, payload) : payload);
     const origin =
       source.id === undefined
         ? undefined
