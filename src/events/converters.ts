@@ -705,7 +705,8 @@ function enumSpec(options: string[]): Spec {
 
 /** SET value text of a member bitmask (convertSetValue(): a bit beyond the member list still adds a separator). */
 function setText(options: string[], v: number | bigint): string {
-  let mask = BigInt(v);
+  // As a 64-bit unsigned mask (Debezium shifts with >>>): a negative value would never shift down to 0.
+  let mask = BigInt.asUintN(64, BigInt(v));
   let out = '';
   let first = true;
   for (let i = 0; mask !== 0n; i++, mask >>= 1n) {

@@ -145,6 +145,8 @@ describe('bits, enums, sets, json', () => {
     assert.equal(s.text(0b101n), '"a,c"');
     assert.equal(s.text(0n), '""');
     assert.equal(s.text(0b111n), '"a,b,c"');
+    // A negative mask (a signed read of bit 63) is the unsigned mask: it ends, after 64 bits.
+    assert.equal(s.text(-1n), `"a,b,c${','.repeat(61)}"`);
   });
 
   it('JSON is io.debezium.data.Json text; partial JSON updates are rejected', () => {
