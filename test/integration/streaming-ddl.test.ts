@@ -116,7 +116,8 @@ test('kill -9 with the committed offset before DDLs already in the history: repl
   // of timing (on a loaded machine it came after every DDL), the situation tested is not.
   const out = join(env.dir, 'events.ndjson');
   const run = spawnCapture(env.dir, env.props, { 'offset.flush.interval.ms': '60000', 'max.batch.size': '250' });
-  const reached = await pollUntil(() => readFileSync(out, 'utf8').includes('"id":500001'), 30_000);
+  // The child's start alone can take many seconds on a loaded machine; only a failure waits this long.
+  const reached = await pollUntil(() => readFileSync(out, 'utf8').includes('"id":500001'), 120_000);
   run.child.kill('SIGKILL');
   await run.exited;
   assert.ok(reached, `child did not reach step 5: ${run.stderr()}`);

@@ -21,6 +21,11 @@ const db = useMariaDb();
 const ROWS = 10_000;
 /** `--until-idle` of the killed children: longer than the test, so only the kill ends them (never a caught-up pause). */
 const CHILD_RUNS_UNTIL_KILLED_MS = 600_000;
+/**
+ * How long a child may take to start and make the progress awaited: with seven test files on two cores its start
+ * alone can take many seconds; only a failure waits this long.
+ */
+const CHILD_PROGRESS_MS = 120_000;
 
 test('kill -9 in the middle of a 10,000-row transaction, then restart: nothing lost, duplicates only in flight', async (t) => {
   const server = db();
@@ -63,7 +68,7 @@ test('kill -9 in the middle of a 10,000-row transaction, then restart: nothing l
     }
   };
   const inside = (o: { event: number; row: number } | null) => o !== null && (o.row > 0 || o.event > 0);
-  const ready = await pollUntil(() => countMatches(out, creates) >= 2000 && inside(committed()), 60_000);
+  const ready = await pollUntil(() => countMatches(out, creates) >= 2000 && inside(committed()), CHILD_PROGRESS_MS);
   run.child.kill('SIGKILL');
   assert.equal(await run.exited, null, `child exited on its own: ${run.stderr()}`);
   assert.ok(
@@ -123,7 +128,10 @@ test('kill -9 mid-stream after a snapshot: duplicates are dropped by their event
     { 'max.batch.size': '50', 'offset.flush.interval.ms': '600000' },
     CHILD_RUNS_UNTIL_KILLED_MS,
   );
-  assert.ok(await pollUntil(() => countMatches(out, /"op":"r"/g) > 0, 30_000), `no snapshot: ${run.stderr()}`);
+  assert.ok(
+    await pollUntil(() => countMatches(out, /"op":"r"/g) > 0, CHILD_PROGRESS_MS),
+    `no snapshot: ${run.stderr()}`,
+  );
   // The snapshot's position is set: the first transaction below starts exactly there, so the first streamed change
   // shares (file, pos, row 0) with key 1's snapshot row.
   const conn = await server.connect();
@@ -143,7 +151,10 @@ test('kill -9 mid-stream after a snapshot: duplicates are dropped by their event
       await conn.query('COMMIT');
       sourceChanges += 4;
       if (i === 100) {
-        assert.ok(await pollUntil(() => countMatches(out, /"op":"u"/g) >= 100, 30_000), `stalled: ${run.stderr()}`);
+        assert.ok(
+          await pollUntil(() => countMatches(out, /"op":"u"/g) >= 100, CHILD_PROGRESS_MS),
+          `stalled: ${run.stderr()}`,
+        );
         run.child.kill('SIGKILL');
       }
     }
