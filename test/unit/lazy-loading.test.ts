@@ -6,24 +6,20 @@
  * check itself is shown to catch a load).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runRefusingModules } from '../harness/refuse-modules.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const url = (p: string) => pathToFileURL(join(root, p)).href;
 const dir = mkdtempSync(join(tmpdir(), 'cdc-lazy-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const refuse = `export async function resolve(specifier, context, next) {
-  if (/^(@aws-sdk\\/client-|@platformatic\\/kafka|@grpc\\/)/.test(specifier)) throw new Error('NOT-LOADABLE ' + specifier);
-  return next(specifier, context);
-}`;
-const register = `import { register } from 'node:module';
-register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(refuse)}));`;
+// The modules start-up must not load unless the config uses them.
+const REFUSED = /^(@aws-sdk\/client-|@platformatic\/kafka|@grpc\/)/;
 
 const fileProps = join(dir, 'file.properties');
 writeFileSync(
@@ -89,19 +85,7 @@ await tryStart('dynamodb', {
 
 describe('start-up module loading', () => {
   it('loads neither the AWS SDKs nor the Kafka client nor gRPC unless the config uses them', () => {
-    const r = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--import',
-        `data:text/javascript,${encodeURIComponent(register)}`,
-        '--input-type=module',
-        '-e',
-        child,
-      ],
-      { cwd: root, encoding: 'utf8', timeout: 90_000 },
-    );
+    const r = runRefusingModules(REFUSED, 'NOT-LOADABLE', child, { cwd: root, timeoutMs: 90_000 });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(r.stdout.trim().split('\n'), [
       '--help exit 0 usage',

@@ -4,20 +4,13 @@
  * capture with file or Kafka sinks does at start-up) and must only fail once a Kinesis channel is first used.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runRefusingModules } from '../../harness/refuse-modules.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const url = (p: string) => pathToFileURL(join(root, p)).href;
-
-const refuseSdk = `export async function resolve(specifier, context, next) {
-  if (specifier.startsWith('@aws-sdk/client-kinesis')) throw new Error('REFUSED: the Kinesis SDK was loaded');
-  return next(specifier, context);
-}`;
-const register = `import { register } from 'node:module';
-register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(refuseSdk)}));`;
 
 const child = `
 const { parseConfig } = await import(${JSON.stringify(url('src/config/index.ts'))});
@@ -40,21 +33,15 @@ await kinesis.send({ id: 'n1', aggregateType: 'Snapshot', type: 'STARTED', addit
 
 describe('Kinesis SDK loading', () => {
   it('signals and notifications build their channels without the SDK and load it at first use', () => {
-    const r = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--import',
-        `data:text/javascript,${encodeURIComponent(register)}`,
-        '--input-type=module',
-        '-e',
-        child,
-      ],
-      { cwd: root, encoding: 'utf8', timeout: 60_000 },
-    );
+    const r = runRefusingModules(/^@aws-sdk\/client-kinesis/, 'REFUSED: the Kinesis SDK was loaded:', child, {
+      cwd: root,
+      timeoutMs: 60_000,
+    });
     assert.equal(r.status, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
-    assert.deepEqual(lines, ['built kinesis log,kinesis', 'send failed: REFUSED: the Kinesis SDK was loaded']);
+    assert.deepEqual(lines, [
+      'built kinesis log,kinesis',
+      'send failed: REFUSED: the Kinesis SDK was loaded: @aws-sdk/client-kinesis',
+    ]);
   });
 });

@@ -5,21 +5,9 @@ import { ddlTable, schemaChangeRecord, VitessTableEvents } from '../../../src/so
 import { applyJournal } from '../../../src/source/vitess/vitess-source.js';
 import { enumMembers, vitessColumns } from '../../../src/source/vitess/vitess-types.js';
 import { splitRow } from '../../../src/source/vitess/vtgate-client.js';
+import { vitessEventOptions } from './fixtures.js';
 
-const opts = {
-  topicPrefix: 'vt',
-  topicDelimiter: '.',
-  sourceVersion: '3.0.0.Final',
-  schemasEnable: false,
-  tombstonesOnDelete: true,
-  skippedOperations: new Set<string>(),
-  schemaNameAdjustmentMode: 'none' as const,
-  timePrecisionMode: 'adaptive_time_microseconds' as const,
-  bigintUnsignedHandlingMode: 'string' as 'string' | 'long' | 'precise',
-  binaryHandlingMode: 'bytes' as const,
-  includeUnknownDatatypes: false,
-  clockMicros: () => 1_700_000_000_000_000,
-};
+const opts = vitessEventOptions;
 const b = (s: string) => Buffer.from(s);
 
 describe('VGTID', () => {

@@ -9,6 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { SinkRecord } from '../../../src/model/sink-record.js';
 import { VitessTableEvents } from '../../../src/source/vitess/vitess-events.js';
+import { vitessEventOptions } from './fixtures.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -19,21 +20,6 @@ function heapUsed(): number {
   return process.memoryUsage().heapUsed;
 }
 
-const opts = {
-  topicPrefix: 'vt',
-  topicDelimiter: '.',
-  sourceVersion: '3.0.0.Final',
-  schemasEnable: false,
-  tombstonesOnDelete: true,
-  skippedOperations: new Set<string>(),
-  schemaNameAdjustmentMode: 'none' as const,
-  timePrecisionMode: 'adaptive_time_microseconds' as const,
-  bigintUnsignedHandlingMode: 'string' as const,
-  binaryHandlingMode: 'bytes' as const,
-  includeUnknownDatatypes: false,
-  clockMicros: () => 1_700_000_000_000_000,
-};
-
 test('Vitess records hold flat texts: retained heap per record is close to its text length', () => {
   const fields = [
     { name: 'id', type: 'INT64', flags: 3, column_type: 'bigint' },
@@ -43,7 +29,7 @@ test('Vitess records hold flat texts: retained heap per record is close to its t
         : { name: `c${i}`, type: 'VARCHAR', flags: 1, column_type: 'varchar(64)' },
     ),
   ];
-  const events = new VitessTableEvents('ks', 'wide', fields, opts, false);
+  const events = new VitessTableEvents('ks', 'wide', fields, vitessEventOptions, false);
   const source = { tsMs: 1000, snapshot: 'false' as const, shard: '-80', vgtid: '[]' };
   const row = (i: number) =>
     [String(i), ...Array.from({ length: 40 }, (_, k) => (k % 2 === 0 ? String(i * 1_000_003 + k) : `v-${i}-${k}`))].map(
