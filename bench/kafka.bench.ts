@@ -75,7 +75,11 @@ export async function run(): Promise<Figure[]> {
     if (produced.length !== ROWS) throw new Error(`capture produced ${produced.length} messages, expected ${ROWS}`);
     const avgValue = Math.round(produced.reduce((n, m) => n + (m.value?.length ?? 0), 0) / produced.length);
 
-    const texts = produced.map((m) => ({ key: m.key?.toString('utf8') ?? '', value: m.value?.toString('utf8') ?? '' }));
+    // Back in capture (id) order: consume returns them partition by partition, and 2048 texts of one partition are
+    // one record batch over the broker's message.max.bytes for the raw client (MESSAGE_TOO_LARGE at full size).
+    const texts = produced
+      .map((m) => ({ key: m.key?.toString('utf8') ?? '', value: m.value?.toString('utf8') ?? '' }))
+      .sort((a, b) => (JSON.parse(a.key) as { id: number }).id - (JSON.parse(b.key) as { id: number }).id);
     const producer = new Producer({
       clientId: 'bench-raw',
       bootstrapBrokers: [kafka.plaintext],
