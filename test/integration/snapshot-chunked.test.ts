@@ -246,7 +246,23 @@ describe('chunked snapshot: kill -9 and resume', () => {
     const config = writeConfig(server, db, env.dir, { 'snapshot.chunked': 'true', 'snapshot.chunk.size': '10000' });
 
     const first = runCdc(config);
-    await waitFor('some snapshot rows from the first run', () => readSinkLines(out).length >= 60_000, 40_000);
+    // Kill once a chunk's progress is committed: the sink runs ahead of the offset commits (at-least-once), and on
+    // a loaded machine many chunks can be in the sink before the first commit lands.
+    const committedChunks = () => {
+      try {
+        const o = JSON.parse(readFileSync(join(env.dir, 'offsets.json'), 'utf8')) as {
+          offset?: { snapshot_chunks?: Record<string, { after: unknown[] | null }> };
+        };
+        return o.offset?.snapshot_chunks?.[`${db}.big`]?.after != null;
+      } catch {
+        return false; // not written yet
+      }
+    };
+    await waitFor(
+      'a committed chunk and some snapshot rows from the first run',
+      () => committedChunks() && readSinkLines(out).length >= 20_000,
+      40_000,
+    );
     first.child.kill('SIGKILL');
     assert.equal(await first.exit, null, 'killed, not exited');
     const firstCount = readSinkLines(out).length;
