@@ -152,6 +152,8 @@ export class ChangeQueue<T> {
     w();
   }
   private wakePutters(): void {
+    // Called for every batch taken; nearly always nobody waits, and splice would allocate an empty array.
+    if (this.putWaiters.length === 0) return;
     const waiting = this.putWaiters.splice(0);
     for (const w of waiting) w.resolve();
   }

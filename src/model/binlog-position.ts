@@ -20,6 +20,19 @@ export class InvalidBinlogPositionError extends CdcError {
 
 const SUFFIX = /^(.*)\.(\d+)$/;
 
+/** What `BinlogPosition.of` accepts, checked without building one (anything else takes the validating path). */
+function isPlain(p: PositionLike): boolean {
+  const g = p.server_generation ?? 0;
+  return (
+    typeof p.file === 'string' &&
+    p.file.length > 0 &&
+    Number.isSafeInteger(p.pos) &&
+    p.pos >= 0 &&
+    Number.isSafeInteger(g) &&
+    g >= 0
+  );
+}
+
 export class BinlogPosition implements PositionLike {
   /** The name before the last `.<digits>` (the whole name when it has no numeric suffix). */
   private readonly base: string;
@@ -56,6 +69,12 @@ export class BinlogPosition implements PositionLike {
 
   /** Replication order of two positions: negative, 0 or positive. */
   static compare(a: PositionLike, b: PositionLike): number {
+    // The common case, positions in one file of one server (the stream loop compares every event's end with the
+    // last): the order is the byte order, with no file name to parse and no position objects to allocate.
+    if (a.file === b.file && isPlain(a) && isPlain(b)) {
+      const ga = a.server_generation ?? 0;
+      if (ga === (b.server_generation ?? 0)) return a.pos - b.pos;
+    }
     return BinlogPosition.from(a).compareTo(BinlogPosition.from(b));
   }
 

@@ -20,7 +20,13 @@ export function createTableFilter(filters: Pick<FiltersConfig, keyof FiltersConf
     if (filters.tableExclude && any(filters.tableExclude, id)) return false;
     return true;
   };
+  // The last table asked about: consecutive rows events are nearly always of one table, and its names are the same
+  // strings (the decoder's cached TABLE_MAP), so the answer needs neither a key string built nor hashed.
+  let lastDb: string | null = null;
+  let lastTable = '';
+  let last = false;
   return (db, table) => {
+    if (db === lastDb && table === lastTable) return last;
     const id = `${db}\u0000${table}`;
     let v = cache.get(id);
     if (v === undefined) {
@@ -28,6 +34,9 @@ export function createTableFilter(filters: Pick<FiltersConfig, keyof FiltersConf
       if (cache.size > 100_000) cache.clear();
       cache.set(id, v);
     }
+    lastDb = db;
+    lastTable = table;
+    last = v;
     return v;
   };
 }

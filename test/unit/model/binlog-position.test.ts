@@ -48,6 +48,21 @@ describe('BinlogPosition', () => {
     assert.throws(() => at('mysql-bin.000001', 4, -1), /server generation/);
   });
 
+  it('compare of plain positions in one file orders and validates them as the position objects do', () => {
+    const f = 'mysql-bin.000007';
+    assert.ok(BinlogPosition.compare({ file: f, pos: 120 }, { file: f, pos: 900 }) < 0);
+    assert.equal(BinlogPosition.compare({ file: f, pos: 900 }, at(f, 900)), 0);
+    // Same file, other server generation: the generation orders them, not the bytes.
+    assert.ok(BinlogPosition.compare({ file: f, pos: 900, server_generation: 1 }, { file: f, pos: 4 }) > 0);
+    assert.throws(() => BinlogPosition.compare({ file: f, pos: -1 }, { file: f, pos: 4 }), /non-negative integer/);
+    assert.throws(() => BinlogPosition.compare({ file: f, pos: 4 }, { file: f, pos: 4.5 }), InvalidBinlogPositionError);
+    assert.throws(() => BinlogPosition.compare({ file: '', pos: 4 }, { file: '', pos: 4 }), /file name/);
+    assert.throws(
+      () =>
+        BinlogPosition.compare({ file: f, pos: 4, server_generation: -2 }, { file: f, pos: 4, server_generation: -2 }),
+      /server generation/,
+    );
+  });
   it('serialises as file:pos, with the generation when there is one', () => {
     assert.equal(String(at('mysql-bin.000003', 154)), 'mysql-bin.000003:154');
     assert.equal(String(at('mysql-bin.000003', 154, 2)), 'server generation 2 mysql-bin.000003:154');
