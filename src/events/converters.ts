@@ -22,6 +22,7 @@ import {
 import { B64_PAIRS, base64UrlSafe, decimalBase64, float32Text, inet4Text, inet6Text, uuidText } from './binary.js';
 import { type ColumnInfo, columnInfo, fsp } from './column-info.js';
 import { type ConnectSchema, type JsonValue, toJsonText } from './connect-schema.js';
+import { jsonString } from './json-escape.js';
 import type { ResolvedOptions } from './options.js';
 
 /** Converts one non-null cell; may return null when Debezium would (zero dates, unknown enum index). */
@@ -86,7 +87,7 @@ export const writeString: Writer = (x) =>
   x === null ? 'null' : typeof x === 'string' && !NEEDS_ESCAPE.test(x) ? `"${x}"` : JSON.stringify(x);
 /** JSON string literal of a string. */
 export function quote(x: string): string {
-  return NEEDS_ESCAPE.test(x) ? JSON.stringify(x) : `"${x}"`;
+  return NEEDS_ESCAPE.test(x) ? jsonString(x) : `"${x}"`;
 }
 /** quote(x) as one flat string, for texts kept and written many times. */
 function flatQuote(x: string): string {
