@@ -405,6 +405,81 @@ describe('partial images and column selection', () => {
   });
 });
 
+describe('a hot table (its whole row images decoded by generated code after the first few hundred)', () => {
+  // 10 columns, so the null bitmap has two bytes; column 2 is left out by includeColumns.
+  const cols = [
+    { type: ColumnType.LONG },
+    { type: ColumnType.VARCHAR, meta: [10, 0] },
+    { type: ColumnType.LONG },
+    ...Array.from({ length: 7 }, () => ({ type: ColumnType.TINY })),
+  ];
+  const le32 = (n: number) => [n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, (n >>> 24) & 0xff];
+  /** Row i's cells: varchar null every 3rd row, the left-out column every 4th, the last column every 5th. */
+  const cells = (i: number): Array<number | string | null> => [
+    i,
+    i % 3 === 0 ? null : `v${i}`,
+    i % 4 === 0 ? null : -i,
+    ...Array.from({ length: 6 }, (_, k) => ((i + k) % 256) - 128),
+    i % 5 === 0 ? null : -(i % 100),
+  ];
+  const image = (i: number): number[] => {
+    const row = cells(i);
+    const nulls = [0, 0];
+    const values: number[] = [];
+    row.forEach((v, c) => {
+      if (v === null) nulls[c >> 3] |= 1 << (c & 7);
+      else if (typeof v === 'string') values.push(v.length, ...Buffer.from(v));
+      else if (c <= 2) values.push(...le32(v));
+      else values.push(v & 0xff);
+    });
+    return [...nulls, ...values];
+  };
+  const want = (i: number): CellValue[] => cells(i).map((v, c) => (c === 2 ? undefined : v));
+
+  it('decodes every row as the column loop does: nulls, the left-out column, both bitmap bytes, updates', () => {
+    const d = new BinlogDecoder({ includeColumns: (_db, _t, i) => i !== 2 });
+    d.decode(buildEvent(EventType.TABLE_MAP, tableMapBody(11, 'd', 't', cols)));
+    // Inserts in events of 100 rows, well past the point where the table counts as hot.
+    for (let from = 0; from < 1000; from += 100) {
+      const rows = Array.from({ length: 100 }, (_, k) => from + k);
+      const ev = d.decode(buildEvent(EventType.WRITE_ROWS_V2, rowsV2Body(11, 10, rows.map(image))));
+      assert.ok(ev.type === 'WRITE_ROWS');
+      assert.deepEqual(ev.rows, rows.map(want), `rows ${from}..${from + 99}`);
+    }
+    const up = d.decode(
+      buildEvent(EventType.UPDATE_ROWS_V2, rowsV2Body(11, 10, [image(7), image(8)], { update: true })),
+    );
+    assert.ok(up.type === 'UPDATE_ROWS');
+    assert.deepEqual(up.rows, [{ before: want(7), after: want(8) }]);
+    // A row image holding some of the columns still decodes by the loop: absent columns are undefined.
+    const minimal = [
+      ...tableMapBody(11, 'd', 't', cols).slice(0, 8),
+      ...[2, 0],
+      ...packed(10),
+      ...[0b00000011, 0b00],
+      0b00,
+      ...le32(5),
+      1,
+      0x61,
+    ];
+    const ev = d.decode(buildEvent(EventType.WRITE_ROWS_V2, minimal));
+    assert.ok(ev.type === 'WRITE_ROWS');
+    assert.deepEqual(ev.rows, [[5, 'a', ...new Array(8).fill(undefined)]]);
+  });
+
+  it('reports a row image running past the event end the same way once hot', () => {
+    const d = new BinlogDecoder();
+    d.decode(buildEvent(EventType.TABLE_MAP, tableMapBody(12, 'd', 't', cols)));
+    const rows = Array.from({ length: 300 }, (_, k) => k + 1);
+    d.decode(buildEvent(EventType.WRITE_ROWS_V2, rowsV2Body(12, 10, rows.map(image))));
+    const cut = image(1).slice(0, -1);
+    assert.throws(
+      () => d.decode(buildEvent(EventType.WRITE_ROWS_V2, rowsV2Body(12, 10, [cut]))),
+      (e: unknown) => e instanceof BinlogDecodeError,
+    );
+  });
+});
+
 describe('PARTIAL_UPDATE_ROWS (binlog_row_value_options=PARTIAL_JSON), hand-built', () => {
   // Binary JSON (sql-common/json_binary.cc) and Json_diff_vector::write_binary (sql-common/json_diff.cc) bytes.
   const objA1 = [0x00, 1, 0, 12, 0, 11, 0, 1, 0, 0x05, 1, 0, 0x61]; // {"a": 1}: small object, inlined int16

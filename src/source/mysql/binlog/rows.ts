@@ -1,6 +1,7 @@
 /**
  * WRITE/UPDATE/DELETE rows events (v0/v1/v2), MySQL PARTIAL_UPDATE_ROWS and MariaDB compressed rows.
- * A `TableDecoder` is compiled once per TABLE_MAP: per-column closures plus the "all columns present" fast path.
+ * A `TableDecoder` is compiled once per TABLE_MAP: per-column closures, and once the table is hot, a generated
+ * decoder of the whole row image (every column present, the common case).
  */
 
 import type { CellValue, Row } from '../../../model/values.js';
@@ -20,6 +21,48 @@ export interface TableDecoder {
   jsonColumns: number[];
   /** Columns left out by `include` (decoded as undefined), or null when all are wanted. */
   excluded: boolean[] | null;
+  /** The generated decoder of a whole row image (compileFullImage), once the table is hot; null before. */
+  fullImage: FullImageDecoder | null;
+  /** Whole row images the column loop still decodes before `fullImage` is compiled (0: never compiled). */
+  untilCompiled: number;
+}
+
+/** Decodes a row image holding every column (its null bitmap at `nullAt`, the values after it at `r.pos`). */
+type FullImageDecoder = (r: ByteReader, nullAt: number) => Row;
+
+/**
+ * Whole images a table's column loop decodes before its generated decoder is compiled: a table seen now and then
+ * never pays for the compilation (new Function, then V8 optimising it), one streamed in bulk pays once.
+ */
+const HOT_IMAGES = 256;
+/** Above this many columns the generated function grows past what V8 optimises well; the loop stays. */
+const MAX_COMPILED_COLUMNS = 200;
+/** Distinct source per decoder: closures of one source text would share type feedback across tables. */
+let serial = 0;
+
+/**
+ * The column loop of decodeImage for a row image holding every column, as generated code: a loop calling
+ * `decoders[i](r)` is one call site seeing every column's decoder, which V8 calls megamorphically and inlines none
+ * of; here each column has a call site of its own that sees one decoder, so the optimiser inlines it. Cells are
+ * read in column order, exactly as the loop reads them; only column indexes and bit masks go into the source.
+ */
+function compileFullImage(decoders: readonly ColumnDecoder[], excluded: readonly boolean[] | null): FullImageDecoder {
+  const n = decoders.length;
+  const consts: string[] = [];
+  const cells: string[] = [];
+  for (let i = 0; i < n; i++) {
+    consts.push(`d${i} = D[${i}]`);
+    cells.push(`(b[nullAt + ${i >> 3}] & ${1 << (i & 7)}) !== 0 ? ${excluded?.[i] ? 'undefined' : 'null'} : d${i}(r)`);
+  }
+  const source = `"use strict"; // full row image decoder ${++serial}
+const ${consts.join(', ')};
+return (r, nullAt) => {
+  const b = r.buf;
+  return [
+    ${cells.join(',\n    ')},
+  ];
+};`;
+  return new Function('D', source)(decoders.slice()) as FullImageDecoder;
 }
 
 export interface CompileOptions {
@@ -43,7 +86,8 @@ export function compileTableDecoder(table: TableMapEvent, opts: CompileOptions =
       };
     } else decoders[col.index] = columnDecoder(col, opts.hints?.[col.index]);
   }
-  return { table, decoders, jsonColumns, excluded };
+  const untilCompiled = table.columnCount > 0 && table.columnCount <= MAX_COMPILED_COLUMNS ? HOT_IMAGES : 0;
+  return { table, decoders, jsonColumns, excluded, fullImage: null, untilCompiled };
 }
 
 export type RowsKind = 'WRITE_ROWS' | 'UPDATE_ROWS' | 'DELETE_ROWS' | 'PARTIAL_UPDATE_ROWS';
@@ -66,18 +110,24 @@ function readPresent(r: ByteReader, width: number): { flags: boolean[]; indexes:
 
 function decodeImage(r: ByteReader, td: TableDecoder, width: number, present: number[]): Row {
   const n = present.length;
-  const row: CellValue[] = new Array(width);
-  if (n !== width) for (let i = 0; i < width; i++) row[i] = undefined;
   const buf = r.buf;
   const nullAt = r.pos;
   r.need((n + 7) >> 3, 'row image null bitmap');
   r.pos += (n + 7) >> 3;
-  const decoders = td.decoders;
-  const excluded = td.excluded;
-  for (let k = 0; k < n; k++) {
-    const i = present[k];
-    if ((buf[nullAt + (k >> 3)] & (1 << (k & 7))) !== 0) row[i] = excluded?.[i] ? undefined : null;
-    else row[i] = decoders[i](r);
+  let row: CellValue[];
+  if (n === width && td.fullImage !== null) row = td.fullImage(r, nullAt);
+  else {
+    if (n === width && td.untilCompiled > 0 && --td.untilCompiled === 0)
+      td.fullImage = compileFullImage(td.decoders, td.excluded);
+    row = new Array(width);
+    if (n !== width) for (let i = 0; i < width; i++) row[i] = undefined;
+    const decoders = td.decoders;
+    const excluded = td.excluded;
+    for (let k = 0; k < n; k++) {
+      const i = present[k];
+      if ((buf[nullAt + (k >> 3)] & (1 << (k & 7))) !== 0) row[i] = excluded?.[i] ? undefined : null;
+      else row[i] = decoders[i](r);
+    }
   }
   if (!(r.pos <= r.end) || r.pos === nullAt) {
     throw new BinlogDecodeError(
@@ -123,7 +173,8 @@ function decodePartialAfterImage(r: ByteReader, td: TableDecoder, width: number,
       }
     };
   }
-  return decodeImage(r, { ...td, decoders }, width, present);
+  // Its own decoders for the partial columns: never the table's compiled decoder.
+  return decodeImage(r, { ...td, decoders, fullImage: null, untilCompiled: 0 }, width, present);
 }
 
 export function decodeRowsEvent(
