@@ -6,7 +6,7 @@
  * converter, so the optimiser inlines the conversions into the writer. Only column indexes (integers) are written
  * into the generated source; names, prefixes and converters are passed in as values.
  */
-import type { Row } from '../model/values.js';
+import { MysqlJson, type Row } from '../model/values.js';
 import type { TextFn } from './converters.js';
 
 /**
@@ -29,10 +29,21 @@ export interface RowWriter {
   /** The struct of an update's before image, keeping each column's text in `texts` for `after`. */
   before(before: Row, texts: string[]): string;
   /**
-   * The struct of the after image right after `before(before, texts)`: a cell identical to the before image's
-   * (the same primitive or object) has the same text, since every column's text is a pure function of its cell.
+   * The struct of the after image right after `before(before, texts)`: a cell equal to the before image's (the
+   * same primitive or object, or sameCell) has the same text, since every column's text is a pure function of
+   * its cell's content.
    */
   after(before: Row, after: Row, texts: readonly string[]): string;
+}
+
+/**
+ * Cells the decoder makes a new object for in each image but whose content is often unchanged by an update, and
+ * whose text is costly: JSON documents (MySQL binary JSON, escaped as a string) and bytes (base64 or hex). An
+ * UPDATE that sets other columns leaves them equal, and comparing is far cheaper than converting again.
+ */
+function sameCell(v: object, w: Row[number]): boolean {
+  if (v instanceof MysqlJson) return w instanceof MysqlJson && v.text === w.text;
+  return v instanceof Uint8Array && w instanceof Uint8Array && v.length === w.length && Buffer.compare(v, w) === 0;
 }
 
 /** Above this many columns the generated functions grow past what V8 optimises; a loop is used instead. */
@@ -65,16 +76,18 @@ export function compileRowWriter(
     const text = `(v === null ? n${i} : v === undefined ? m${i} : (f${i}(v) ?? n${i}))`;
     row.push(`v = r[${p}]; s += p${i} + ${text};`);
     before.push(`v = b[${p}]; s += p${i} + (x[${i}] = ${text});`);
-    after.push(`v = a[${p}]; s += p${i} + (v === b[${p}] ? x[${i}] : ${text});`);
+    after.push(
+      `v = a[${p}]; w = b[${p}]; s += p${i} + (v === w || (typeof v === 'object' && v !== null && same(v, w)) ? x[${i}] : ${text});`,
+    );
   }
   const source = `"use strict"; // row writer ${++serial}
 const ${consts.join(',\n  ')};
 return {
   row(r) { let s = ''; let v; ${row.join(' ')} return s + '}'; },
   before(b, x) { let s = ''; let v; ${before.join(' ')} return s + '}'; },
-  after(b, a, x) { let s = ''; let v; ${after.join(' ')} return s + '}'; },
+  after(b, a, x) { let s = ''; let v; let w; ${after.join(' ')} return s + '}'; },
 };`;
-  return new Function('P', 'T', source)(prefixes.slice(), texts.slice()) as RowWriter;
+  return new Function('P', 'T', 'same', source)(prefixes.slice(), texts.slice(), sameCell) as RowWriter;
 }
 
 /** The same writer as a loop over the columns (very wide tables). */
@@ -100,7 +113,9 @@ function loopWriter(prefixes: readonly string[], texts: readonly CellText[], pos
       for (let i = 0; i < n; i++) {
         const p = positions[i];
         const v = after[p];
-        out += prefixes[i] + (v === before[p] ? beforeTexts[i] : cellText(texts[i], v));
+        const w = before[p];
+        const same = v === w || (typeof v === 'object' && v !== null && sameCell(v, w));
+        out += prefixes[i] + (same ? beforeTexts[i] : cellText(texts[i], v));
       }
       return `${out}}`;
     },

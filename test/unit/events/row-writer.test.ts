@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type CellText, compileRowWriter } from '../../../src/events/row-writer.js';
-import type { CellValue } from '../../../src/model/values.js';
+import { type CellValue, MysqlJson } from '../../../src/model/values.js';
 
 /** Column i: numbers as `<n>`, strings quoted, -1 → Debezium null (the null text), null and absent as given. */
 function column(i: number, calls: number[]): CellText {
@@ -75,6 +75,39 @@ for (const n of [1, 7, 250]) {
         [changed],
       );
       assert.equal(text, reference(cols, positions, names, after));
+    });
+
+    it('after: JSON documents and bytes equal to the before image are not converted again', () => {
+      if (n < 3) return;
+      const calls: number[] = [];
+      const cols = names.map((_, i) => column(i, calls));
+      const w = compileRowWriter(prefixes, cols, positions);
+      const before = rowOf(0);
+      before[positions[0]] = new MysqlJson('{"a": "x"}');
+      before[positions[1]] = Buffer.from('bytes');
+      before[positions[2]] = new MysqlJson('{"a": 1}');
+      const texts: string[] = [];
+      w.before(before, texts);
+      // New objects of the same content (as the decoder makes per image), changed content of the same length, a
+      // string where bytes were, and SQL NULL.
+      const cases: Array<[CellValue, CellValue, CellValue, number[]]> = [
+        [new MysqlJson('{"a": "x"}'), Buffer.from('bytes'), new MysqlJson('{"a": 2}'), [2]],
+        [new MysqlJson('{"a": "y"}'), Buffer.from('bytez'), new MysqlJson('{"a": 1}'), [0, 1]],
+        [new MysqlJson('{"a": "x"}'), 'bytes', null, [1]],
+      ];
+      for (const [doc, bytes, other, converted] of cases) {
+        const after = before.slice();
+        after[positions[0]] = doc;
+        after[positions[1]] = bytes;
+        after[positions[2]] = other;
+        calls.length = 0;
+        const text = w.after(before, after, texts);
+        assert.deepEqual(
+          calls.flatMap((c, i) => (c ? [i] : [])),
+          converted,
+        );
+        assert.equal(text, reference(cols, positions, names, after));
+      }
     });
   });
 }
