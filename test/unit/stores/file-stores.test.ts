@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -47,6 +48,30 @@ describe('FileOffsetStore', () => {
     assert.equal((await store.load())?.pos, 29);
     const raw = JSON.parse(await readFile(store.path, 'utf8')) as { seq: number };
     assert.equal(raw.seq, 20);
+  });
+
+  test('a commit is durable on disk without waiting for event-loop turns (a source busy in microtasks)', async () => {
+    const store = new FileOffsetStore({ directory: join(dir, 'busy'), connectorName: 'c1' });
+    let done = false;
+    const committed = store.commit({ file: 'b.000001', pos: 77 }).then(() => {
+      done = true;
+    });
+    // Microtasks only, as a source decoding a buffered backlog: no timers, no I/O callbacks run meanwhile.
+    for (let i = 0; i < 50 && !done; i++) await Promise.resolve();
+    assert.equal(done, true);
+    assert.equal(JSON.parse(readFileSync(join(dir, 'busy', 'c1.offset.json'), 'utf8')).offset.pos, 77);
+    await committed;
+  });
+
+  test('a commit that cannot write is reported, and leaves no temp file', async () => {
+    const store = new FileOffsetStore({ directory: join(dir, 'unwritable'), connectorName: 'c1' });
+    assert.equal(await store.load(), null);
+    // A directory where the offset file belongs: the rename over it fails.
+    await mkdir(join(dir, 'unwritable', 'c1.offset.json'), { recursive: true });
+    await assert.rejects(store.commit({ file: 'b.000001', pos: 4 }), (err: Error) => {
+      return err instanceof OffsetStoreError && /cannot write/.test(err.message) && err.retriable === true;
+    });
+    assert.deepEqual(await readdir(join(dir, 'unwritable')), ['c1.offset.json']);
   });
 
   test('a corrupt file is reported with its path', async () => {
