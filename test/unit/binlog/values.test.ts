@@ -14,7 +14,7 @@ import {
 import { decodeDecimal } from '../../../src/source/mysql/binlog/decimal.js';
 import { BinlogDecodeError, BinlogDecoder, type ColumnHint } from '../../../src/source/mysql/binlog/decoder.js';
 import { EventType } from '../../../src/source/mysql/binlog/event-types.js';
-import { jsonBinaryToText } from '../../../src/source/mysql/binlog/json-binary.js';
+import { jsonBinaryToText, quote } from '../../../src/source/mysql/binlog/json-binary.js';
 import { ColumnType } from '../../../src/source/mysql/column-type.js';
 import { buildEvent, packed, rowsV2Body, tableMapBody } from './helpers.js';
 
@@ -371,6 +371,14 @@ describe('MySQL binary JSON', () => {
       assert.equal(jsonBinaryToText(b, 0, 9), want, String(d));
       assert.equal(JSON.parse(want), d);
     }
+  });
+  it("strings are quoted as MySQL does: each control character's escape, quote and backslash; a lone surrogate raw", () => {
+    const controls = Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)).join('');
+    const want = `"${['\\u0000', '\\u0001', '\\u0002', '\\u0003', '\\u0004', '\\u0005', '\\u0006', '\\u0007', '\\b', '\\t', '\\n', '\\u000b', '\\f', '\\r'].join('')}${Array.from({ length: 18 }, (_, i) => `\\u00${(14 + i).toString(16).padStart(2, '0')}`).join('')}"`;
+    assert.equal(quote(controls), want);
+    assert.equal(quote(`é "€" \\ 😀\u007f`), '"é \\"€\\" \\\\ 😀\u007f"');
+    assert.equal(quote('a"\ud800'), '"a\\"\ud800"');
+    assert.equal(quote('plain'), '"plain"');
   });
   it('JSON column through a rows event', () => {
     assert.deepEqual(decodeValue(ColumnType.JSON, [4], [3, 0, 0, 0, 0x05, 0x2a, 0x00]), new MysqlJson('42'));

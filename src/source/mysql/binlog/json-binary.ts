@@ -256,9 +256,14 @@ export function formatDouble(d: number): string {
   return `${sign}${digits[0]}${len > 1 ? `.${digits.slice(1)}` : ''}e${decpt - 1}`;
 }
 
+const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+
 /** JSON string quoting as MySQL does it: only ", \ and control characters are escaped. */
 export function quote(s: string): string {
   if (!/["\\\u0000-\u001f]/.test(s)) return `"${s}"`;
+  // JSON.stringify writes these same escapes natively, ~6x faster than the loop below; it also escapes a lone
+  // surrogate, which MySQL leaves as is (and which a string decoded from UTF-8, every caller's, never holds).
+  if (isWellFormed?.call(s)) return JSON.stringify(s);
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
