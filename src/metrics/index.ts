@@ -2,7 +2,9 @@
  * Metrics of a running capture: Embedded Metric Format lines every `emfIntervalMs` (CloudWatch, no API calls)
  * and/or a local HTTP endpoint with `/metrics` (Prometheus text) and `/health` (200/503 JSON).
  */
-import { createServer, type Server } from 'node:http';
+import type * as Http from 'node:http';
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { errorMessage } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
@@ -74,6 +76,9 @@ export function startMetrics(opts: StartMetricsOptions): MetricsHandle {
     port === null || port === undefined
       ? Promise.resolve(null)
       : new Promise<AddressInfo | null>((resolve) => {
+          // Required, not imported: an ESM import of node:http builds its export facade, which reads its lazy
+          // undici exports (WebSocket, ...) and loads undici and http2, ~45 ms CPU at every start, port or not.
+          const { createServer } = createRequire(import.meta.url)('node:http') as typeof Http;
           server = createServer((req, res) => {
             const path = (req.url ?? '/').split('?')[0];
             if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -3,7 +3,7 @@
  * refuses the AWS SDK clients, the Kafka client and gRPC, `cdc --help`, `cdc check` and a `cdc run` with a file sink
  * and file stores get as far as the (absent) database, and the components of a file-sink task work; the Kinesis,
  * Kafka and DynamoDB components load their SDK at first use (which the refusal turns into a visible error, so the
- * check itself is shown to catch a load).
+ * check itself is shown to catch a load). Nor does a file-sink `cdc run` load Node's undici or http2.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,6 +58,9 @@ const cli = async (...argv) => {
 await cli('--help');
 await cli('check', '-c', ${JSON.stringify(fileProps)});
 await cli('run', '-c', ${JSON.stringify(fileProps)});
+// An ESM import of node:http (its export facade reads the lazy undici exports) loads these without any use.
+const loaded = ['http2', 'internal/deps/undici/undici'].filter((m) => process.moduleLoadList.includes('NativeModule ' + m));
+console.log('builtins loaded by start-up:', loaded.join(' ') || 'none');
 const base = {
   'topic.prefix': 'shop', 'database.hostname': 'db.local', 'database.user': 'cdc', 'database.server.id': '5',
   'offset.storage.file.filename': ${JSON.stringify(join(dir, 'o2.json'))},
@@ -91,6 +94,7 @@ describe('start-up module loading', () => {
       '--help exit 0 usage',
       'check exit 1 reached the database',
       'run exit 1 reached the database',
+      'builtins loaded by start-up: none',
       'file components null false',
       'kinesis built; first use: @aws-sdk/client-kinesis',
       'kafka built; first use: @platformatic/kafka',
