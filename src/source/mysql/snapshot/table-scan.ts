@@ -13,6 +13,8 @@ import { describeSqlError, SnapshotError, sqlError } from './errors.js';
 import { quoteId, quoteTable } from './sql.js';
 import { cellDecoder, type QueryConnectionInternals, type ResultField, TextQueryCommand } from './text-query.js';
 import {
+  type ByteConverter,
+  byteConverterFor,
   MYSQL_TYPE_JSON,
   nativeJsonConverter,
   type RawValue,
@@ -75,6 +77,8 @@ interface Target {
   /** Bytes (a copy, so a queued row does not pin the network buffer) or text. */
   bytes: boolean;
   decode: (buf: Buffer, start: number, end: number) => string;
+  /** `conv(decode(...))` straight from the bytes, for the types that have one (byteConverterFor). */
+  fromBytes: ByteConverter | undefined;
 }
 
 /** How a result row's cells become a `Row` of the table (built from the result's field list). */
@@ -93,8 +97,12 @@ export function rowLayout(table: TableDef, fields: ResultField[]): RowLayout {
     const col = byName.get(f.name.toLowerCase());
     if (!col) return null;
     seen.add(col.name);
-    const conv = f.columnType === MYSQL_TYPE_JSON ? nativeJsonConverter : textConverterFor(col);
-    return { pos: col.position, conv, bytes: wantsBytes(col), decode: cellDecoder(f.characterSet) };
+    const json = f.columnType === MYSQL_TYPE_JSON;
+    const conv = json ? nativeJsonConverter : textConverterFor(col);
+    const bytes = wantsBytes(col);
+    const decode = cellDecoder(f.characterSet);
+    const fromBytes = json || bytes ? undefined : byteConverterFor(col, conv, decode);
+    return { pos: col.position, conv, bytes, decode, fromBytes };
   });
   return { targets, missing: table.columns.filter((c) => !seen.has(c.name)), width: table.columns.length };
 }
@@ -110,6 +118,10 @@ export function convertRow(layout: RowLayout, buf: Buffer, cells: Int32Array, ba
     const t = targets[i];
     if (t === null) continue;
     const start = cells[base + 2 * i];
+    if (start >= 0 && t.fromBytes !== undefined) {
+      row[t.pos] = t.fromBytes(buf, start, cells[base + 2 * i + 1]);
+      continue;
+    }
     let raw: RawValue;
     if (start < 0) raw = null;
     else if (t.bytes) raw = Buffer.from(buf.subarray(start, cells[base + 2 * i + 1]));

@@ -103,6 +103,131 @@ export function textConverterFor(col: ColumnDef): TextConverter {
   }
 }
 
+/**
+ * A converter from the cell's bytes, for the types whose server text is read without making a string first (every
+ * integer, double, temporal value of a scan made one, then parsed it). A cell not in the expected shape takes the
+ * text path, `text(decode(bytes))`, so the value is always the text converter's.
+ */
+export type ByteConverter = (buf: Buffer, start: number, end: number) => CellValue;
+
+/** The byte converter of a column whose text converter is `text` (textConverterFor), or undefined: decode, then convert. */
+export function byteConverterFor(
+  col: ColumnDef,
+  text: TextConverter,
+  decode: (buf: Buffer, start: number, end: number) => string,
+): ByteConverter | undefined {
+  const slow = (buf: Buffer, start: number, end: number) => text(decode(buf, start, end));
+  const fsp = col.length ?? 0;
+  switch (col.dataType.toLowerCase()) {
+    case 'tinyint':
+    case 'smallint':
+    case 'mediumint':
+    case 'int':
+    case 'integer':
+    case 'year':
+    case 'bigint':
+      // Number(text), and textConverterFor's bigint reads texts under 16 characters with Number too.
+      return (buf, start, end) => {
+        const v = end - start < 16 ? integerBytes(buf, start, end) : Number.NaN;
+        return Number.isNaN(v) ? slow(buf, start, end) : v;
+      };
+    case 'double':
+    case 'real':
+      return (buf, start, end) => {
+        const v = doubleBytes(buf, start, end);
+        return Number.isNaN(v) ? slow(buf, start, end) : v;
+      };
+    case 'float':
+      return (buf, start, end) => {
+        const v = doubleBytes(buf, start, end);
+        return Number.isNaN(v) ? slow(buf, start, end) : Math.fround(v);
+      };
+    case 'date':
+      return (buf, start, end) => {
+        if (end - start !== 10 || buf[start + 4] !== 45 || buf[start + 7] !== 45) return slow(buf, start, end);
+        const year = digitBytes(buf, start, 4);
+        const month = digitBytes(buf, start + 5, 2);
+        const day = digitBytes(buf, start + 8, 2);
+        return (year | month | day) < 0 ? slow(buf, start, end) : new MysqlDate(year, month, day);
+      };
+    case 'datetime':
+      return (buf, start, end) => dateTimeBytes(buf, start, end, fsp) ?? slow(buf, start, end);
+    case 'timestamp':
+      return (buf, start, end) => {
+        const dt = dateTimeBytes(buf, start, end, fsp);
+        return dt === null ? slow(buf, start, end) : timestampOf(dt, fsp);
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** Unsigned decimal of the n bytes at i, or -1 when one is not a digit. */
+function digitBytes(buf: Buffer, i: number, n: number): number {
+  let v = 0;
+  for (let k = i; k < i + n; k++) {
+    const c = buf[k] - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/** `-?[0-9]+` of at most 15 digits (exact in a double) as Number(text) reads it, else NaN. */
+function integerBytes(buf: Buffer, start: number, end: number): number {
+  const neg = buf[start] === 45;
+  const i = neg ? start + 1 : start;
+  if (i === end) return Number.NaN;
+  const v = digitBytes(buf, i, end - i);
+  if (v < 0) return Number.NaN;
+  return neg ? -v : v;
+}
+
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => 10 ** k);
+
+/**
+ * `-?[0-9]+(\.[0-9]+)?` of at most 15 digits as Number(text) reads it, else NaN. The digits as an integer m and
+ * 10^k (k fraction digits, k <= 22) are both exact doubles, so m / 10^k is the correctly rounded value of the text,
+ * which is what Number() returns (the fast path of Clinger's algorithm). Exponents and longer texts take Number().
+ */
+function doubleBytes(buf: Buffer, start: number, end: number): number {
+  const neg = buf[start] === 45;
+  let i = neg ? start + 1 : start;
+  let m = 0;
+  let digits = 0;
+  let fraction = -1;
+  for (; i < end; i++) {
+    const c = buf[i] - 48;
+    if (c >= 0 && c <= 9) {
+      m = m * 10 + c;
+      digits++;
+    } else if (c === -2 && fraction < 0 && digits > 0) {
+      fraction = digits;
+    } else {
+      return Number.NaN;
+    }
+  }
+  if (digits === 0 || digits > 15 || fraction === digits) return Number.NaN;
+  const v = fraction < 0 ? m : m / POWERS_OF_TEN[digits - fraction];
+  return neg ? -v : v;
+}
+
+/** parseDateTime's fast path on the bytes (`YYYY-MM-DD HH:MM:SS[.f{1,6}]`), or null for any other shape. */
+function dateTimeBytes(buf: Buffer, start: number, end: number, fsp: number): MysqlDateTime | null {
+  const n = end - start;
+  if (n < 19 || n === 20 || n > 26 || buf[start + 10] !== 32 || (n !== 19 && buf[start + 19] !== 46)) return null;
+  if (buf[start + 4] !== 45 || buf[start + 7] !== 45 || buf[start + 13] !== 58 || buf[start + 16] !== 58) return null;
+  const year = digitBytes(buf, start, 4);
+  const month = digitBytes(buf, start + 5, 2);
+  const day = digitBytes(buf, start + 8, 2);
+  const hour = digitBytes(buf, start + 11, 2);
+  const minute = digitBytes(buf, start + 14, 2);
+  const second = digitBytes(buf, start + 17, 2);
+  const frac = n === 19 ? 0 : digitBytes(buf, start + 20, n - 20);
+  if ((year | month | day | hour | minute | second | frac) < 0) return null;
+  return new MysqlDateTime(year, month, day, hour, minute, second, frac * FRACTION_SCALE[n === 19 ? 0 : n - 20], fsp);
+}
+
 function toBuffer(type: string): TextConverter {
   if (type === 'vector') {
     return (v) => {
@@ -186,7 +311,10 @@ export function parseDateTimeGeneral(s: string, fsp: number): MysqlDateTime {
 }
 
 export function parseTimestamp(s: string, fsp: number): MysqlTimestamp {
-  const dt = parseDateTime(s, fsp);
+  return timestampOf(parseDateTime(s, fsp), fsp);
+}
+
+function timestampOf(dt: MysqlDateTime, fsp: number): MysqlTimestamp {
   if (dt.isZero) return new MysqlTimestamp(0, 0, fsp);
   const ms = Date.UTC(dt.year, dt.month - 1, dt.day, dt.hour, dt.minute, dt.second);
   return new MysqlTimestamp(ms / 1000, dt.micros, fsp);
