@@ -24,7 +24,7 @@ import { assertNotRdsProxy } from './rds-endpoint.js';
 import { POSITION_LOST_FIX, planResume, type ResumeFacts, type ResumePlan } from './resume-plan.js';
 import { CaptureRunway } from './retention/capture-runway.js';
 import { readServerIdentity, type ServerIdentity } from './server-identity.js';
-import { readServerInfo, type ServerInfo } from './server-info.js';
+import { readServerInfo } from './server-info.js';
 import { InitialSnapshotRunner } from './snapshot/initial-snapshot-runner.js';
 import { BinlogStreamRunner, type BinlogStreamRunnerOptions } from './streaming/binlog-stream-runner.js';
 import { createTableFilter, type TableFilter } from './table-filter.js';
@@ -77,9 +77,28 @@ export class MySqlSource implements ChangeSource {
   }
 
   async run(ctx: SourceContext): Promise<void> {
-    const { config, logger } = this.options;
+    const { config } = this.options;
     assertNotRdsProxy(config.database.hostname);
-    const { info, identity } = await this.readServer();
+    // One connection reads the server and checks the stored offset: each set-up (TCP, TLS, authentication) costs
+    // round trips and CPU on every start.
+    const setup = await this.options.connect();
+    let ended: Promise<void> | null = null;
+    const endSetup = () => {
+      ended ??= setup.end().catch(() => {});
+      return ended;
+    };
+    try {
+      await this.capture(ctx, setup, endSetup);
+    } finally {
+      await endSetup();
+    }
+  }
+
+  /** `endSetup` ends `setup` once the stored offset is checked, before the capture runs. */
+  private async capture(ctx: SourceContext, setup: PromiseConnection, endSetup: () => Promise<void>): Promise<void> {
+    const { config, logger } = this.options;
+    const info = await readServerInfo(setup);
+    const identity = await readServerIdentity(setup);
     const stored = ctx.offset;
     this.m.streaming.gtidMode(identity.gtidMode);
     const server = new CaptureServer(identity, info, stored?.server_generation ?? 0);
@@ -115,7 +134,8 @@ export class MySqlSource implements ChangeSource {
     // Every offset and schema-history position says which server (generation) it belongs to, and so does every
     // record read after a failover.
     const emit = context.stamping(ctx.emit);
-    const plan: ResumePlan | null = stored ? planResume(await this.resumeFacts(stored, identity)) : null;
+    const plan: ResumePlan | null = stored ? planResume(await this.resumeFacts(setup, stored, identity)) : null;
+    await endSetup();
     const streamOptions: BinlogStreamRunnerOptions = { context, emit, signal: ctx.signal, plan, notifications };
     const stream = new BinlogStreamRunner(streamOptions);
     this.stream = stream;
@@ -154,17 +174,11 @@ export class MySqlSource implements ChangeSource {
     }
   }
 
-  private async readServer(): Promise<{ info: ServerInfo; identity: ServerIdentity }> {
-    const conn = await this.options.connect();
-    try {
-      return { info: await readServerInfo(conn), identity: await readServerIdentity(conn) };
-    } finally {
-      await conn.end().catch(() => {});
-    }
-  }
-
-  private async resumeFacts(offset: SourceOffset, server: ServerIdentity): Promise<ResumeFacts> {
-    const conn = await this.options.connect();
+  private async resumeFacts(
+    conn: PromiseConnection,
+    offset: SourceOffset,
+    server: ServerIdentity,
+  ): Promise<ResumeFacts> {
     try {
       const logs = await binaryLogs(conn);
       const oldest = server.flavor === 'mariadb' && logs.length > 0 ? await gtidsAtOn(conn, logs[0], 4) : null;
@@ -172,8 +186,6 @@ export class MySqlSource implements ChangeSource {
     } catch (err) {
       this.options.logger.warn('cannot list binary logs to check the stored offset', { error: errorMessage(err) });
       return { offset, server, fileExists: true };
-    } finally {
-      await conn.end().catch(() => {});
     }
   }
 }
