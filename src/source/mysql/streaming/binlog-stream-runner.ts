@@ -6,6 +6,7 @@
  */
 import type { Connection as PromiseConnection } from 'mysql2/promise';
 import { CdcError } from '../../../common/errors.js';
+import { EventLoopTurns } from '../../../common/event-loop-turns.js';
 import type { StreamRun, StreamRunner } from '../../../engine/capture-runners.js';
 import { HeartbeatDispatcher } from '../../../engine/heartbeat-dispatcher.js';
 import { BinlogPosition, type PositionLike } from '../../../model/binlog-position.js';
@@ -203,8 +204,13 @@ export class BinlogStreamRunner implements StreamRunner {
       logger.info('streaming from the binlog', { file: start.file, pos: start.pos, gtids: start.gtids });
       historyMetrics.running();
     }
+    // A buffered backlog is handed over on microtasks alone: give timers and I/O (offset commits, the lease, sink
+    // responses) a turn at least every 50 ms.
+    const turns = new EventLoopTurns(50);
     try {
       for await (const ev of stream) {
+        const turn = turns.due();
+        if (turn) await turn;
         if (signal.aborted) break;
         if (!ev.artificial && reached(ev.file, ev.position)) break;
         if (live && ev.artificial) c.server.switchTo(stream.session?.serverKey, logger);
