@@ -115,6 +115,7 @@ export class InitialSnapshotRunner implements SnapshotRunner {
       thread: null,
       query: null,
     });
+    const rowSource: SourceInfo = { ...source('true'), id: '' };
     const snapshotRowIds = new SnapshotRowIds();
     metrics.snapshot.started();
     initialNotes?.started();
@@ -214,7 +215,12 @@ export class InitialSnapshotRunner implements SnapshotRunner {
               snap.SnapshotDurationInSeconds * 1000,
               this.estimatedRowsLeft(),
             );
-          const info = source(marker, tsMs);
+          // One SourceInfo for every row: read() turns it into text at once and keeps no reference to it.
+          const info = rowSource;
+          info.tsMs = tsMs;
+          info.snapshot = marker;
+          info.file = position.file;
+          info.pos = position.pos;
           info.id = snapshotRowIds.next(table, position);
           const out = records.forTable(table).read(row, info);
           for (const record of out) await emit({ record, offset: null });
