@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { flatten } from '../../../src/events/envelope.js';
 import { TableEventBuilder } from '../../../src/events/index.js';
 import type { SinkRecord } from '../../../src/model/sink-record.js';
 import { col, fixedClock, source, table } from './fixtures.js';
@@ -56,4 +57,15 @@ test('records hold flat texts: retained heap per record is close to its text len
     `retained ${Math.round(perRecord)} bytes per record for ${Math.round(textPerRecord)} characters of text`,
   );
   assert.equal(keep.length, n);
+});
+
+test('flatten returns the same text, white space at its ends included (it flattens by trimming)', () => {
+  for (const edge of [' ', '\t', '\n', '\u00a0', '\u2028', '\ufeff', '']) {
+    for (const body of ['0123456789abcdef', 'caf\u00e9 au lait, s\u2019il vous pla\u00eet', '\u{1f600} smile please']) {
+      let rope = '';
+      for (const piece of [edge, body.slice(0, 5), body.slice(5), edge]) rope += piece;
+      assert.equal(flatten(rope), `${edge}${body}${edge}`);
+    }
+  }
+  assert.equal(flatten('short'), 'short');
 });
