@@ -465,6 +465,7 @@ async function writerScenario(mode: LockingMode, user: 'admin' | 'aurora') {
   let commitsAtLastRow = -1;
   let rowsSeen = 0;
   let observedBlockedMs = 0;
+  let firstRowAt = 0;
   const { opts, logger } = baseOptions(server, db, {
     lockingMode: mode,
     connect: connectAs(server, user === 'aurora' ? server.aurora : undefined),
@@ -473,15 +474,21 @@ async function writerScenario(mode: LockingMode, user: 'admin' | 'aurora') {
   opts.emitter.onRow = async (table, row) => {
     snapshotState.get(table.name)!.set(row[0] as number, row[1] as number);
     rowsSeen++;
-    if (rowsSeen === 1) commitsAtFirstRow = writer.commits;
+    if (rowsSeen === 1) {
+      commitsAtFirstRow = writer.commits;
+      firstRowAt = performance.now();
+    }
     if (rowsSeen === 10) {
       if (blocking) {
         // 'extended': writers must be stuck behind the lock while the scan runs; wait until one demonstrably is.
+        // Counted from the first row at the earliest: the lock is taken before it, but the blocked write may have
+        // been sent a little before the lock.
+        const blockedSince = () => (writer.inflightSince === null ? null : Math.max(writer.inflightSince, firstRowAt));
         await waitFor('the writer to be blocked by the extended lock', () => {
-          const since = writer.inflightSince;
+          const since = blockedSince();
           return since !== null && performance.now() - since > 300;
         });
-        observedBlockedMs = performance.now() - writer.inflightSince!;
+        observedBlockedMs = performance.now() - (blockedSince() ?? firstRowAt);
       } else {
         // Locks are gone: the writer must make progress while the scan is still running.
         const target = writer.commits + 50;
