@@ -296,7 +296,7 @@ export async function startKafkaBroker(opts: KafkaBrokerOptions = {}): Promise<K
   const tail = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-6000) : '');
 
   const t0 = performance.now();
-  const clusterId = randomBytes(16).toString('base64url');
+  const clusterId = newClusterId();
   const scramArg = `SCRAM-SHA-512=[name=${scram.username},password=${scram.password}]`;
   const format = spawnSync(
     'java',
@@ -533,5 +533,17 @@ async function consumeTopic(bootstrap: string, topic: string): Promise<ConsumedR
     return out;
   } finally {
     await consumer.close(true);
+  }
+}
+
+/**
+ * A KRaft cluster id: 16 random bytes in URL-safe base64, as Kafka's Uuid.randomUuid, which likewise draws again
+ * when the text starts with '-' (1 in 64): kafka-storage's argument parser takes `-t -Abc...` for an option and
+ * fails with "argument --cluster-id/-t: expected one argument".
+ */
+function newClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
   }
 }
