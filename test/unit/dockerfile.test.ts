@@ -162,3 +162,23 @@ test('runtime stage runs as a non-root user and starts the capture', () => {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   assert.ok(pkg.dependencies.tsx, 'tsx is a production dependency');
 });
+
+test("the old generation's initial size stays within the heap cap", () => {
+  const runtime = stages.at(-1)!;
+  const env = runtime
+    .filter((i) => i.op === 'ENV')
+    .map((i) => i.args)
+    .join(' ');
+  const nodeOptions = /NODE_OPTIONS="([^"]*)"/.exec(env)?.[1] ?? '';
+  const entry = JSON.parse(runtime.find((i) => i.op === 'ENTRYPOINT')!.args) as string[];
+  const flags = [...nodeOptions.split(/\s+/), ...entry];
+  const mb = (name: string) => {
+    const f = flags.find((a) => a.startsWith(`--${name}=`));
+    return f === undefined ? undefined : Number(f.slice(name.length + 3));
+  };
+  const max = mb('max-old-space-size');
+  const initial = mb('initial-old-space-size');
+  assert.ok(max !== undefined && max > 0, 'NODE_OPTIONS caps the old generation');
+  // A larger start would let the heap pass the cap that keeps RSS bounded before the first mark-compact.
+  if (initial !== undefined) assert.ok(initial > 0 && initial <= max, `initial ${initial} <= max ${max} MB`);
+});
