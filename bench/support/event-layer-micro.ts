@@ -193,16 +193,22 @@ function jsonDoc(seq: number, active: boolean, qty: number): string {
     .replaceAll('":', '": ');
 }
 
+/** A document as the binlog decoder makes it from MariaDB's text: with its UTF-8 bytes (MysqlJson.fromUtf8). */
+function decodedJson(text: string): MysqlJson {
+  const bytes = Buffer.from(text, 'utf8');
+  return MysqlJson.fromUtf8(bytes.toString('utf8'), bytes, 0, bytes.length);
+}
+
 const json: Shape = {
   table: tableOf('changes_json', [
     col('id', 'int(11)', false),
     col('doc', 'json', false),
     col('tag', 'varchar(32)', false),
   ]),
-  row: (seq) => [seq, new MysqlJson(jsonDoc(seq, seq % 2 === 0, seq % 7)), `tag-${seq % 100}`],
+  row: (seq) => [seq, decodedJson(jsonDoc(seq, seq % 2 === 0, seq % 7)), `tag-${seq % 100}`],
   update: (b) => {
     const seq = b[0] as number;
-    return [seq, new MysqlJson(jsonDoc(seq, seq % 2 !== 0, seq % 11)), `changed-${seq % 100}`];
+    return [seq, decodedJson(jsonDoc(seq, seq % 2 !== 0, seq % 11)), `changed-${seq % 100}`];
   },
 };
 

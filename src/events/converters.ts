@@ -22,7 +22,7 @@ import {
 import { B64_PAIRS, base64UrlSafe, decimalBase64, float32Text, inet4Text, inet6Text, uuidText } from './binary.js';
 import { type ColumnInfo, columnInfo, fsp } from './column-info.js';
 import { type ConnectSchema, type JsonValue, toJsonText } from './connect-schema.js';
-import { jsonString } from './json-escape.js';
+import { jsonString, jsonUtf8, LONG_STRING } from './json-escape.js';
 import type { ResolvedOptions } from './options.js';
 
 /** Converts one non-null cell; may return null when Debezium would (zero dates, unknown enum index). */
@@ -778,6 +778,9 @@ function jsonSpec(col: ColumnDef): Spec {
     fallback: '{}',
     write: writeString,
     text: (v) => {
+      // A long document with its UTF-8 bytes at hand is escaped from them (same text: jsonUtf8).
+      if (v instanceof MysqlJson && v.utf8 !== null && v.text.length >= LONG_STRING)
+        return jsonUtf8(v.utf8, v.utf8Start, v.utf8End);
       const r = fn(v) as string | null;
       return r === null ? null : quote(r);
     },

@@ -30,6 +30,10 @@ const decode =
   typeof out.latin1Slice === 'function'
     ? (e: number) => (out.latin1Slice as (s: number, e: number) => string).call(out, 0, e)
     : (e: number) => out.toString('latin1', 0, e);
+const decodeUtf8 =
+  typeof (out as { utf8Slice?: unknown }).utf8Slice === 'function'
+    ? (e: number) => (out as unknown as { utf8Slice(s: number, e: number): string }).utf8Slice(0, e)
+    : (e: number) => out.toString('utf8', 0, e);
 /** The word loop reads bytes in little-endian order (x64, arm64); elsewhere JSON.stringify does it all. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
@@ -45,15 +49,40 @@ export function jsonString(s: string): string {
   // As many UTF-8 bytes as characters: all ASCII (any other character takes 2-4). Measured before writing, which
   // costs a non-ASCII string several times more.
   if (Buffer.byteLength(s, 'utf8') !== len) return JSON.stringify(s);
-  const n = inBuf.write(s, 0, 'latin1');
+  return decode(escapeScratch(inBuf.write(s, 0, 'latin1')));
+}
+
+/**
+ * JSON.stringify(buf.toString('utf8', start, end)) straight from the UTF-8 bytes, for text whose bytes are at
+ * hand (MariaDB's JSON documents in the binlog): no decoding to a string, no byteLength, no write. Escaping only
+ * touches ASCII bytes (quote, backslash, controls), which never belong to a multi-byte sequence and end any
+ * incomplete one where they stand, so decoding the escaped bytes gives the escaped decoded text, invalid
+ * sequences becoming U+FFFD as they would; a UTF-8 decode never yields a lone surrogate, the one other thing
+ * JSON.stringify escapes. All-ASCII output (the usual case) is decoded as latin1, which is cheaper.
+ */
+export function jsonUtf8(buf: Buffer, start: number, end: number): string {
+  const n = end - start;
+  if (n > SCRATCH || !LITTLE_ENDIAN) return JSON.stringify(buf.toString('utf8', start, end));
+  buf.copy(inBytes, 0, start, end);
+  const o = escapeScratch(n);
+  return high ? decodeUtf8(o) : decode(o);
+}
+
+/** Whether the last escapeScratch saw a byte >= 0x80. */
+let high = false;
+
+/** Escapes the first n bytes of the input scratch into `out` as a quoted JSON string; returns its length. */
+function escapeScratch(n: number): number {
   const inb = inBytes;
   const words = inWords;
   const ob = outBytes;
   ob[0] = 34;
   let o = 1;
+  let any = 0;
   const nw = n >> 2;
   for (let k = 0; k < nw; k++) {
     const w = words[k];
+    any |= w;
     const q = w ^ 0x22222222;
     const b = w ^ 0x5c5c5c5c;
     // Per byte: a zero byte of q or b is a quote or backslash; w - 0x20 borrowing marks a byte below 0x20.
@@ -79,9 +108,11 @@ export function jsonString(s: string): string {
       o += 4;
     }
   }
+  for (let i = nw << 2; i < n; i++) any |= inb[i];
+  high = (any & 0x80808080) !== 0;
   o = escapeBytes(inb, nw << 2, n, ob, o);
   ob[o++] = 34;
-  return decode(o);
+  return o;
 }
 
 /** Writes the escape of control character c at o; returns the next offset. */

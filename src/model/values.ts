@@ -116,7 +116,31 @@ export class MysqlTime {
 
 /** JSON column value as JSON text: MySQL binary JSON rendered compactly (see binlog/json-binary.ts); MariaDB's text as stored. */
 export class MysqlJson {
+  // The UTF-8 bytes `text` was decoded from, when the decoder had them: a converter escapes those for its JSON
+  // text instead of the string (see events/json-escape.ts jsonUtf8). Private, so MysqlJson values still compare by
+  // `text` alone (deep equality looks at own properties). The buffer is the event's, as Buffer cells already are.
+  #utf8: Buffer | null = null;
+  #start = 0;
+  #end = 0;
   constructor(readonly text: string) {}
+  /** A document decoded from buf[start, end) as UTF-8: `text` must be exactly that decode. */
+  static fromUtf8(text: string, buf: Buffer, start: number, end: number): MysqlJson {
+    const j = new MysqlJson(text);
+    j.#utf8 = buf;
+    j.#start = start;
+    j.#end = end;
+    return j;
+  }
+  /** The UTF-8 source bytes' buffer (see fromUtf8), or null; they are at [utf8Start, utf8End). */
+  get utf8(): Buffer | null {
+    return this.#utf8;
+  }
+  get utf8Start(): number {
+    return this.#start;
+  }
+  get utf8End(): number {
+    return this.#end;
+  }
   toString(): string {
     return this.text;
   }

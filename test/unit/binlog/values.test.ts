@@ -271,6 +271,13 @@ describe('strings, bytes, ENUM, SET, BIT', () => {
       hint: { json: true, charset: 'utf8mb4' },
     });
     assert.deepEqual(json, new MysqlJson('{"a":1}'));
+    // UTF-8 documents keep their bytes for the converter to escape (MysqlJson.fromUtf8).
+    assert.ok(json instanceof MysqlJson && json.utf8 !== null);
+    assert.equal(json.utf8.toString('utf8', json.utf8Start, json.utf8End), '{"a":1}');
+    const latin1 = decodeValue(ColumnType.BLOB, [4], [2, 0, 0, 0, 0x22, 0xe9], {
+      hint: { json: true, charset: 'latin1' },
+    });
+    assert.ok(latin1 instanceof MysqlJson && latin1.utf8 === null && latin1.text === '"é');
   });
   it('CHAR longer than 255 bytes uses the packed metadata length (2-byte prefix)', () => {
     // CHAR(100) utf8mb4 = 400 bytes: metadata 0xee 0x90 → real type STRING, length 0x190.

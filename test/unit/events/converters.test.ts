@@ -157,6 +157,25 @@ describe('bits, enums, sets, json', () => {
     assert.equal(conv(col('a', 'json', notNull)).text(new MysqlJson('')), '"{}"');
     assert.throws(() => j.convert(new MysqlJsonPartial([{ op: 'remove', path: '$.a' }])), /binlog_row_value_options/);
   });
+
+  it('JSON documents with their UTF-8 bytes have the text of their string (escaped from the bytes)', () => {
+    // The converter's own one-step text (conv's text goes through convert and write).
+    const j = createFieldConverter(col('a', 'json'), resolveOptions({ topicPrefix: 't' }));
+    const docs = [
+      JSON.stringify({ s: 'lorem "ipsum" \\ dolor\tsit\u0001 '.repeat(20), n: [1, 2] }),
+      JSON.stringify({ s: 'é€😀\u2028"'.repeat(60) }),
+      'x',
+    ];
+    for (const doc of docs) {
+      const bytes = Buffer.concat([Buffer.from('pad'), Buffer.from(doc), Buffer.from('"tail')]);
+      const cell = MysqlJson.fromUtf8(doc, bytes, 3, bytes.length - 5);
+      assert.equal(j.text(cell), j.text(new MysqlJson(doc)));
+    }
+    // Invalid UTF-8: the text is what decoding gave (U+FFFD), whichever way it is written.
+    const bad = Buffer.from([0x7b, 0x22, 0xc3, 0x22, 0xed, 0xa0, 0x80, 0x5c, ...Buffer.from('a'.repeat(300)), 0x7d]);
+    const text = bad.toString('utf8');
+    assert.equal(j.text(MysqlJson.fromUtf8(text, bad, 0, bad.length)), JSON.stringify(text));
+  });
 });
 
 describe('temporal types', () => {

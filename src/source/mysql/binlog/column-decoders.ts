@@ -77,7 +77,11 @@ const asBuffer = (buf: Buffer, s: number, e: number): Buffer => buf.subarray(s, 
 
 function textOrBytes(decode: StringDecoderFn | null, json: boolean): (buf: Buffer, s: number, e: number) => CellValue {
   if (decode === null) return asBuffer;
-  if (json) return (buf, s, e) => new MysqlJson(decode(buf, s, e));
+  if (json) {
+    // UTF-8 documents keep their bytes for the converter to escape (MysqlJson.fromUtf8).
+    if (decode === utf8Decoder) return (buf, s, e) => MysqlJson.fromUtf8(utf8Decoder(buf, s, e), buf, s, e);
+    return (buf, s, e) => new MysqlJson(decode(buf, s, e));
+  }
   return decode;
 }
 
