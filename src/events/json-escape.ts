@@ -24,6 +24,7 @@ const inWords = new Int32Array(inBytes.buffer);
 const inBuf = Buffer.from(inBytes.buffer);
 // Room for the worst case: every byte a control character written as \u00xx, plus the quotes (448 KiB in all).
 const outBytes = new Uint8Array(6 * SCRATCH + 2);
+const outView = new DataView(outBytes.buffer);
 const out = Buffer.from(outBytes.buffer) as Buffer & { latin1Slice?: (start: number, end: number) => string };
 /** Buffer's own latin1Slice (what toString ends in; see charsets.ts), or toString where absent. */
 const decode =
@@ -76,6 +77,7 @@ function escapeScratch(n: number): number {
   const inb = inBytes;
   const words = inWords;
   const ob = outBytes;
+  const ov = outView;
   ob[0] = 34;
   let o = 1;
   let any = 0;
@@ -100,11 +102,8 @@ function escapeScratch(n: number): number {
         }
       }
     } else {
-      // Little-endian: the word's low byte is the first character.
-      ob[o] = w;
-      ob[o + 1] = w >> 8;
-      ob[o + 2] = w >> 16;
-      ob[o + 3] = w >>> 24;
+      // One unaligned little-endian store (the word's low byte is the first character).
+      ov.setInt32(o, w, true);
       o += 4;
     }
   }
