@@ -34,7 +34,8 @@ FROM public.ecr.aws/docker/library/node:22-bookworm-slim AS runtime
 # --initial-old-space-size=64 (ENTRYPOINT too): the old generation starts with a limit below the ~20 MB it settles
 # at, and growing it cost 2-4 mark-compacts in the first second. bench/streaming (3 alternating A/B runs per shape,
 # 40k rows): mark-compacts 3-4 -> 1; reader CPU narrow 1919/1992/2029 -> 1840/1809/1841 ms, wide 2512/2284/2551
-# -> 2322/1952/2032 ms; peak RSS unchanged (~125-133 MB). A larger young generation (--min-semi-space-size=32)
+# -> 2322/1952/2032 ms; peak RSS unchanged at that size (~125-133 MB), a little higher at the default wide size
+# (50k+50k rows: 168-170 -> 172-185 MB, mark-compacts 9-10 -> 4). A larger young generation (--min-semi-space-size=32)
 # cut scavenges 3x and narrow CPU further (median 1710 ms), but for 25-50 MB more RSS: not taken.
 # bench/ runs our readers with these same options (NODE_OPTIONS and the node flags of ENTRYPOINT).
 ENV NODE_ENV=production \
