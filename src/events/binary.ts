@@ -35,12 +35,15 @@ const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 export const B64_PAIRS: readonly string[] = Array.from({ length: 4096 }, (_, i) => B64[i >> 6] + B64[i & 63]);
 const decimalBytes: number[] = [0, 0, 0, 0, 0, 0, 0, 0];
 
+/** Character codes of the base64 alphabet, for texts built in one String.fromCharCode call. */
+const B64_CODES: readonly number[] = Array.from(B64, (c) => c.charCodeAt(0));
+
 /**
- * base64 of the Connect Decimal bytes of a decimal string at `scale`: twosComplementBytes(unscaledDecimal(...))
- * without BigInt, slices or a Buffer for values of up to 15 digits (nearly all money columns), which the hot path
- * converts per row: one pass over the digits, then the (at most 7) bytes straight to base64 text.
+ * Big-endian two's-complement bytes (as few as BigInteger.toByteArray() gives) of a decimal string's unscaled value
+ * into `decimalBytes`, without BigInt, slices or a Buffer, for values of up to 15 digits written at exactly `scale`
+ * (nearly all money columns, as the binlog and snapshot give them): their count, or 0 for the BigInt path.
  */
-export function decimalBase64(text: string, scale: number): string {
+function smallDecimalBytes(text: string, scale: number): number {
   const len = text.length;
   let i = 0;
   const c0 = text.charCodeAt(0);
@@ -55,35 +58,76 @@ export function decimalBase64(text: string, scale: number): string {
       digits++;
       if (fracLen >= 0) fracLen++;
     } else if (c === 46 /* . */ && fracLen < 0) fracLen = 0;
-    else return twosComplementBytes(unscaledDecimal(text, scale)).toString('base64');
+    else return 0;
   }
   if (fracLen < 0) fracLen = 0;
   // Up to 15 digits a double is exact; other scales pad or truncate (the BigInt path).
-  if (digits > 15 || fracLen !== scale) return twosComplementBytes(unscaledDecimal(text, scale)).toString('base64');
+  if (digits > 15 || fracLen !== scale) return 0;
   const neg = c0 === 45 && magnitude !== 0;
   // Two's complement of a negative n is the complement of the bytes of -n-1 (exact, unlike 2^k + n).
-  let u = neg ? magnitude - 1 : magnitude;
-  // Fewest bytes whose signed range holds the value, like BigInteger.toByteArray().
-  let n = 1;
-  while (u >= 2 ** (8 * n - 1)) n++;
+  const u = neg ? magnitude - 1 : magnitude;
+  const flip = neg ? 255 : 0;
   const bytes = decimalBytes;
+  if (u < 0x80000000) {
+    // 32-bit integer arithmetic: the double path's % and / are several times slower, and most values fit.
+    const n = u < 0x80 ? 1 : u < 0x8000 ? 2 : u < 0x800000 ? 3 : 4;
+    for (let k = n - 1, x = u; k >= 0; k--, x >>>= 8) bytes[k] = (x & 255) ^ flip;
+    return n;
+  }
+  // Fewest bytes whose signed range holds the value, like BigInteger.toByteArray().
+  let n = 5;
+  while (u >= 2 ** (8 * n - 1)) n++;
+  let x = u;
   for (let k = n - 1; k >= 0; k--) {
-    const b = u % 256;
-    bytes[k] = neg ? 255 - b : b;
-    u = (u - b) / 256;
+    const b = x % 256;
+    bytes[k] = b ^ flip;
+    x = (x - b) / 256;
   }
-  let out = '';
-  let k = 0;
-  for (; k + 3 <= n; k += 3) {
-    const t = (bytes[k] << 16) | (bytes[k + 1] << 8) | bytes[k + 2];
-    out += B64_PAIRS[t >> 12] + B64_PAIRS[t & 4095];
+  return n;
+}
+
+/** base64 of decimalBytes[0..n), n <= 7, quoted as a JSON string or bare: one string built in one call. */
+function bytesBase64(n: number, quoted: boolean): string {
+  const b = decimalBytes;
+  const c = b64Chars;
+  let m = 0;
+  for (let k = 0; k < n; k += 3) {
+    const rest = n - k;
+    const t = (b[k] << 16) | (rest > 1 ? b[k + 1] << 8 : 0) | (rest > 2 ? b[k + 2] : 0);
+    c[m] = B64_CODES[t >> 18];
+    c[m + 1] = B64_CODES[(t >> 12) & 63];
+    c[m + 2] = rest > 1 ? B64_CODES[(t >> 6) & 63] : 61; /* = */
+    c[m + 3] = rest > 2 ? B64_CODES[t & 63] : 61;
+    m += 4;
   }
-  if (n - k === 1) out += `${B64_PAIRS[bytes[k] << 4]}==`;
-  else if (n - k === 2) {
-    const t = (bytes[k] << 16) | (bytes[k + 1] << 8);
-    out += `${B64_PAIRS[t >> 12]}${B64[(t >> 6) & 63]}=`;
+  const q = 34; /* " */
+  // Fixed-arity calls (one per length) stay fast; n <= 7 bytes is at most 12 characters.
+  if (m === 4)
+    return quoted ? String.fromCharCode(q, c[0], c[1], c[2], c[3], q) : String.fromCharCode(c[0], c[1], c[2], c[3]);
+  if (m === 8) {
+    return quoted
+      ? String.fromCharCode(q, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], q)
+      : String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
   }
-  return out;
+  return quoted
+    ? String.fromCharCode(q, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], q)
+    : String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]);
+}
+const b64Chars: number[] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+/**
+ * base64 of the Connect Decimal bytes of a decimal string at `scale`: twosComplementBytes(unscaledDecimal(...)),
+ * with a fast path for values of up to 15 digits (smallDecimalBytes), which the hot path converts per row.
+ */
+export function decimalBase64(text: string, scale: number): string {
+  const n = smallDecimalBytes(text, scale);
+  return n > 0 ? bytesBase64(n, false) : twosComplementBytes(unscaledDecimal(text, scale)).toString('base64');
+}
+
+/** decimalBase64 as a JSON string (base64 never needs escaping), built as one string rather than three. */
+export function decimalBase64Json(text: string, scale: number): string {
+  const n = smallDecimalBytes(text, scale);
+  return n > 0 ? bytesBase64(n, true) : `"${twosComplementBytes(unscaledDecimal(text, scale)).toString('base64')}"`;
 }
 
 /** Decode Connect Decimal bytes back to an unscaled bigint (for tests and consumers). */

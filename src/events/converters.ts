@@ -19,7 +19,16 @@ import {
   MysqlTimestamp,
   utcMillis,
 } from '../model/values.js';
-import { B64_PAIRS, base64UrlSafe, decimalBase64, float32Text, inet4Text, inet6Text, uuidText } from './binary.js';
+import {
+  B64_PAIRS,
+  base64UrlSafe,
+  decimalBase64,
+  decimalBase64Json,
+  float32Text,
+  inet4Text,
+  inet6Text,
+  uuidText,
+} from './binary.js';
 import { type ColumnInfo, columnInfo, fsp } from './column-info.js';
 import { type ConnectSchema, type JsonValue, toJsonText } from './connect-schema.js';
 import { jsonString, jsonUtf8, LONG_STRING } from './json-escape.js';
@@ -357,8 +366,7 @@ function decimalSpec(precision: number, scale: number, mode: 'precise' | 'double
     fn: (v) => decimalBase64(String(v), scale),
     fallback: 'AA==',
     write: writeString,
-    // base64 never needs escaping.
-    text: (v) => `"${decimalBase64(typeof v === 'string' ? v : String(v), scale)}"`,
+    text: (v) => decimalBase64Json(typeof v === 'string' ? v : String(v), scale),
   };
 }
 

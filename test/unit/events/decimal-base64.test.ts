@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decimalBase64, twosComplementBytes, unscaledDecimal } from '../../../src/events/binary.js';
+import { decimalBase64, decimalBase64Json, twosComplementBytes, unscaledDecimal } from '../../../src/events/binary.js';
 import { numberText } from '../../../src/events/converters.js';
 
 const slow = (t: string, scale: number) => twosComplementBytes(unscaledDecimal(t, scale)).toString('base64');
@@ -37,11 +37,25 @@ test('decimalBase64 (number fast path) equals the BigInt encoding at byte-length
     ['2147483647.5', 1],
     ['-140737488355328', 0],
     ['140737488355328', 0],
+    ['2147483647', 0],
+    ['2147483648', 0],
+    ['-2147483648', 0],
+    ['-2147483649', 0],
+    ['21474836.47', 2],
+    ['-21474836.49', 2],
+    ['549755813887', 0],
+    ['549755813888', 0],
+    ['-549755813888', 0],
+    ['-549755813889', 0],
   ];
   for (let i = 1; i < 2 ** 52; i = i * 3 + 1) {
     cases.push([String(i), 0], [`-${i}`, 0], [`${Math.floor(i / 100)}.${String(i % 100).padStart(2, '0')}`, 2]);
   }
-  for (const [t, s] of cases) assert.equal(decimalBase64(t, s), slow(t, s), `${t} at scale ${s}`);
+  for (let i = 1; i < 2 ** 50; i *= 2) cases.push([String(i - 1), 0], [String(i), 0], [`-${i}`, 0], [`-${i + 1}`, 0]);
+  for (const [t, s] of cases) {
+    assert.equal(decimalBase64(t, s), slow(t, s), `${t} at scale ${s}`);
+    assert.equal(decimalBase64Json(t, s), `"${slow(t, s)}"`, `${t} at scale ${s} (JSON)`);
+  }
 });
 
 test('numberText equals String(v) for integers of every width, negatives, fractions and non-finite values', () => {
