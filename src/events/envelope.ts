@@ -201,6 +201,12 @@ interface SourceCache {
   sourceHead: string;
   /** From `,"thread":` to the closing brace. */
   tail: string;
+  /** The position `at` and `atClose` are for (rows of one rows event share it). */
+  pos: number;
+  /** sourceHead, the position and `,"row":`. */
+  at: string;
+  /** The same after the closing brace of an open row text (RowWriter with close ''). */
+  atClose: string;
 }
 
 /**
@@ -242,6 +248,14 @@ export class TableEventBuilder {
   private msText = '';
   /** The value's text from the ts_ms digits to its end. */
   private timeText = '';
+  /**
+   * Without transaction metadata, the text after the row number (source tail, op, time) changes only with the
+   * source block, the op and the clock reading: kept joined for the records that share them.
+   */
+  private suffix = '';
+  private suffixSource: SourceCache | null = null;
+  private suffixOp: Op | null = null;
+  private suffixNowUs = Number.NaN;
   /** Row positions of the emitted JSON columns (the only ones a partial JSON update needs resolving for). */
   private readonly jsonPositions: number[];
   /** Per emitted column: the before image's text of the update being built (afterJson reuses unchanged ones). */
@@ -293,7 +307,8 @@ export class TableEventBuilder {
       this.texts.push(text);
     }
     this.beforeTexts = this.texts.map(() => '');
-    this.writer = compileRowWriter(this.prefixes, this.texts, this.positions);
+    // Open struct texts: emit() joins each closing brace to the constant text after it.
+    this.writer = compileRowWriter(this.prefixes, this.texts, this.positions, '');
     this.valueSchema = { type: 'struct', fields, optional: true, name: adjust(`${this.topic}.Value`) };
     this.envelopeSchema = {
       type: 'struct',
@@ -327,7 +342,7 @@ export class TableEventBuilder {
 
   /** The value struct (before/after) of a row as JSON text, with filtering, conversion and masking applied. */
   rowJson(row: Row): string {
-    return this.writer.row(row);
+    return `${this.writer.row(row)}}`;
   }
 
   /** True when every key column's cell is identical in both rows (so the key texts are equal). */
@@ -345,14 +360,14 @@ export class TableEventBuilder {
   /** INSERT → op 'c'. */
   insert(after: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
     const out: SinkRecord[] = [];
-    this.emit(out, 'c', this.keyJson(after), null, this.rowJson(after), source, tx, undefined, 0);
+    this.emit(out, 'c', this.keyJson(after), null, this.writer.row(after), source, tx, undefined, 0);
     return out;
   }
 
   /** Snapshot row → op 'r' (source.snapshot should say which snapshot row it is). */
   read(row: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
     const out: SinkRecord[] = [];
-    this.emit(out, 'r', this.keyJson(row), null, this.rowJson(row), source, tx, undefined, 0);
+    this.emit(out, 'r', this.keyJson(row), null, this.writer.row(row), source, tx, undefined, 0);
     return out;
   }
 
@@ -362,7 +377,7 @@ export class TableEventBuilder {
     after = this.withFullJson(before, after, source);
     const oldKey = this.keyJson(before);
     const newKey = oldKey !== null && this.sameKeyCells(before, after) ? oldKey : this.keyJson(after);
-    // The after image reuses the before image's texts of unchanged cells (RowWriter.after).
+    // The after image reuses the before image's texts of unchanged cells (RowWriter.after); both are open texts.
     const beforeJson = this.writer.before(before, this.beforeTexts);
     const afterJson = this.writer.after(before, after, this.beforeTexts);
     if (oldKey === null || oldKey === newKey) {
@@ -404,7 +419,7 @@ export class TableEventBuilder {
   /** DELETE → op 'd', followed by a tombstone when tombstonesOnDelete. */
   delete(before: Row, source: SourceInfo, tx?: TransactionContext): SinkRecord[] {
     const out: SinkRecord[] = [];
-    this.emit(out, 'd', this.keyJson(before), this.rowJson(before), null, source, tx, undefined, 0);
+    this.emit(out, 'd', this.keyJson(before), this.writer.row(before), null, source, tx, undefined, 0);
     return out;
   }
 
@@ -460,9 +475,13 @@ export class TableEventBuilder {
       head: flatten(head),
       sourceHead: flatten(`,"source":${head}`),
       tail: flatten(tail),
+      pos: Number.NaN,
+      at: '',
+      atClose: '',
     };
   }
 
+  /** `before` and `after` are open struct texts (no closing brace), null for none. */
   private emit(
     out: SinkRecord[],
     op: Op,
@@ -477,7 +496,8 @@ export class TableEventBuilder {
     if (this.skipOp[op]) return;
     // Constant pieces are kept joined: each concatenation is a heap object for flatten() to walk.
     let txOp = NO_TX_OP_TEXT[op];
-    if (tx && this.transactions) {
+    const withTx = tx !== undefined && this.transactions;
+    if (withTx) {
       const t = tx.event(this.tableId);
       if (t.begin) out.push(t.begin);
       txOp = `,"transaction":${transactionBlockJson(t.block)}${OP_TEXT[op]}`;
@@ -498,10 +518,32 @@ export class TableEventBuilder {
       this.timeText = flatten(`${this.msText},"ts_us":${this.usText},"ts_ns":${this.nsText}}${this.valueClose}`);
     }
     const c = this.sourceCache(source);
-    const value = flatten(
-      `${before === null ? this.openNoBefore : `${this.openBefore}${before},"after":`}${after ?? 'null'}` +
-        `${c.sourceHead}${source.pos},"row":${source.row}${c.tail}${txOp}${this.timeText}`,
-    );
+    if (c.pos !== source.pos) {
+      c.pos = source.pos;
+      c.at = flatten(`${c.sourceHead}${source.pos},"row":`);
+      c.atClose = flatten(`}${c.at}`);
+    }
+    let suffix: string;
+    if (!withTx) {
+      if (this.suffixSource !== c || this.suffixOp !== op || this.suffixNowUs !== nowUs) {
+        this.suffixSource = c;
+        this.suffixOp = op;
+        this.suffixNowUs = nowUs;
+        this.suffix = flatten(`${c.tail}${txOp}${this.timeText}`);
+      }
+      suffix = this.suffix;
+    } else suffix = `${c.tail}${txOp}${this.timeText}`;
+    // Each concatenation is a node for flatten() to walk: the closing braces of the open row texts go with the
+    // constant text after them.
+    let body: string;
+    if (before === null)
+      body = after === null ? `${this.openNoBefore}null${c.at}` : this.openNoBefore + after + c.atClose;
+    else
+      body =
+        after === null
+          ? `${this.openBefore}${before}},"after":null${c.at}`
+          : `${this.openBefore}${before}},"after":${after}${c.atClose}`;
+    const value = flatten(body + source.row + suffix);
     const key =
       keyPayload === null
         ? null

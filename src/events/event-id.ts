@@ -59,8 +59,12 @@ export function statementId(txn: string, kind: 'truncate' | 'ddl', n: number): s
 
 /** The header value (JSON text) of the `part`-th record of the event whose origin is `origin`. */
 export function eventIdHeader(origin: string, part: number): string {
-  return `"${origin}/${part}"`;
+  // One concatenation fewer for the parts a row change has (every record carries one).
+  return part < PART_ENDS.length ? `"${origin}${PART_ENDS[part]}` : `"${origin}/${part}"`;
 }
+
+/** `/<part>"`, the end of a header value, for the parts a row change can have. */
+const PART_ENDS = ['/0"', '/1"', '/2"', '/3"'];
 
 /** The parts of a streamed row change's id; null for any other id (snapshot rows, truncates, schema changes). */
 export interface RowChangeId {

@@ -54,16 +54,21 @@ let serial = 0;
 
 /**
  * `prefixes[i]` is the text before column i's value (`{"name":` for the first, `,"name":` after); `texts[i]`
- * writes its cell, read from `row[positions[i]]`.
+ * writes its cell, read from `row[positions[i]]`. `close` ends each struct: the envelope passes '' and joins the
+ * closing brace to the constant text that follows it, one concatenation fewer per image.
  */
 export function compileRowWriter(
   prefixes: readonly string[],
   texts: readonly CellText[],
   positions: readonly number[],
+  close = '}',
 ): RowWriter {
   const n = positions.length;
-  if (n === 0) return { row: () => '{}', before: () => '{}', after: () => '{}' };
-  if (n > MAX_COMPILED_COLUMNS) return loopWriter(prefixes, texts, positions);
+  if (n === 0) {
+    const empty = `{${close}`;
+    return { row: () => empty, before: () => empty, after: () => empty };
+  }
+  if (n > MAX_COMPILED_COLUMNS) return loopWriter(prefixes, texts, positions, close);
   const consts: string[] = [];
   const row: string[] = [];
   const before: string[] = [];
@@ -74,30 +79,38 @@ export function compileRowWriter(
     consts.push(`p${i} = P[${i}], f${i} = T[${i}].present, n${i} = T[${i}].nullText, m${i} = T[${i}].missingText`);
     // text of v: the same as cellText(texts[i], v).
     const text = `(v === null ? n${i} : v === undefined ? m${i} : (f${i}(v) ?? n${i}))`;
-    row.push(`v = r[${p}]; s += p${i} + ${text};`);
-    before.push(`v = b[${p}]; s += p${i} + (x[${i}] = ${text});`);
+    // The first column starts the text: no concatenation with an empty string.
+    const add = i === 0 ? 's =' : 's +=';
+    row.push(`v = r[${p}]; ${add} p${i} + ${text};`);
+    before.push(`v = b[${p}]; ${add} p${i} + (x[${i}] = ${text});`);
     after.push(
-      `v = a[${p}]; w = b[${p}]; s += p${i} + (v === w || (typeof v === 'object' && v !== null && same(v, w)) ? x[${i}] : ${text});`,
+      `v = a[${p}]; w = b[${p}]; ${add} p${i} + (v === w || (typeof v === 'object' && v !== null && same(v, w)) ? x[${i}] : ${text});`,
     );
   }
+  const end = close === '' ? 'return s;' : 'return s + C;';
   const source = `"use strict"; // row writer ${++serial}
 const ${consts.join(',\n  ')};
 return {
-  row(r) { let s = ''; let v; ${row.join(' ')} return s + '}'; },
-  before(b, x) { let s = ''; let v; ${before.join(' ')} return s + '}'; },
-  after(b, a, x) { let s = ''; let v; let w; ${after.join(' ')} return s + '}'; },
+  row(r) { let s; let v; ${row.join(' ')} ${end} },
+  before(b, x) { let s; let v; ${before.join(' ')} ${end} },
+  after(b, a, x) { let s; let v; let w; ${after.join(' ')} ${end} },
 };`;
-  return new Function('P', 'T', 'same', source)(prefixes.slice(), texts.slice(), sameCell) as RowWriter;
+  return new Function('P', 'T', 'same', 'C', source)(prefixes.slice(), texts.slice(), sameCell, close) as RowWriter;
 }
 
 /** The same writer as a loop over the columns (very wide tables). */
-function loopWriter(prefixes: readonly string[], texts: readonly CellText[], positions: readonly number[]): RowWriter {
+function loopWriter(
+  prefixes: readonly string[],
+  texts: readonly CellText[],
+  positions: readonly number[],
+  close: string,
+): RowWriter {
   const n = positions.length;
   return {
     row(row) {
       let out = '';
       for (let i = 0; i < n; i++) out += prefixes[i] + cellText(texts[i], row[positions[i]]);
-      return `${out}}`;
+      return out + close;
     },
     before(before, beforeTexts) {
       let out = '';
@@ -106,7 +119,7 @@ function loopWriter(prefixes: readonly string[], texts: readonly CellText[], pos
         beforeTexts[i] = t;
         out += prefixes[i] + t;
       }
-      return `${out}}`;
+      return out + close;
     },
     after(before, after, beforeTexts) {
       let out = '';
@@ -117,7 +130,7 @@ function loopWriter(prefixes: readonly string[], texts: readonly CellText[], pos
         const same = v === w || (typeof v === 'object' && v !== null && sameCell(v, w));
         out += prefixes[i] + (same ? beforeTexts[i] : cellText(texts[i], v));
       }
-      return `${out}}`;
+      return out + close;
     },
   };
 }

@@ -58,6 +58,17 @@ for (const n of [1, 7, 250]) {
       }
     });
 
+    it("close '' leaves each struct open (the envelope joins its brace to what follows)", () => {
+      const cols = names.map((_, i) => column(i, []));
+      const w = compileRowWriter(prefixes, cols, positions, '');
+      const before = rowOf(0);
+      const after = rowOf(1);
+      const texts: string[] = [];
+      assert.equal(w.row(before), reference(cols, positions, names, before).slice(0, -1));
+      assert.equal(w.before(before, texts), reference(cols, positions, names, before).slice(0, -1));
+      assert.equal(w.after(before, after, texts), reference(cols, positions, names, after).slice(0, -1));
+    });
+
     it('after: unchanged cells reuse the before texts, changed ones are converted', () => {
       const calls: number[] = [];
       const cols = names.map((_, i) => column(i, calls));
@@ -115,6 +126,7 @@ for (const n of [1, 7, 250]) {
 describe('compileRowWriter', () => {
   it('writes {} for no columns and refuses a position that is not a row index', () => {
     assert.equal(compileRowWriter([], [], []).row([1]), '{}');
+    assert.equal(compileRowWriter([], [], [], '').row([1]), '{');
     const col = column(0, []);
     assert.throws(() => compileRowWriter(['{"a":'], [col], [0.5]), /not a row index/);
     assert.throws(() => compileRowWriter(['{"a":'], [col], [Number('1;x')]), /not a row index/);
