@@ -88,6 +88,29 @@ export function numberText(v: number): string {
   return String(v);
 }
 
+/** `.` and the digits of f / 1000 without trailing zeros (f < 1000), for the fractions doubleText prints itself. */
+const THOUSANDTHS = Array.from({ length: 1000 }, (_, f) => `.${String(f).padStart(3, '0').replace(/0+$/, '')}`);
+
+/**
+ * String(x) for a finite double, faster for ones of one to three decimals (prices, scores, x.25): V8 prints a
+ * non-integer through its shortest-digits search (FastDtoa). When m / 1000 === |x| for m = round(|x| * 1000), the
+ * decimal m / 1000 rounds to x; from 1e-3 up to 1e9 a thousandth is wider than x's spacing, so no other decimal of
+ * three or fewer decimals does, and m's digits without trailing zeros are the shortest that round to x, as String
+ * prints them.
+ */
+export function doubleText(x: number): string {
+  const a = x < 0 ? -x : x;
+  if (a >= 1e-3 && a < 1e9 && !Number.isInteger(a)) {
+    const m = Math.round(a * 1000);
+    if (m / 1000 === a) {
+      const ip = Math.floor(a);
+      const t = `${ip}${THOUSANDTHS[m - ip * 1000]}`;
+      return x < 0 ? `-${t}` : t;
+    }
+  }
+  return String(x);
+}
+
 export const writeNumber: Writer = (x) => (x === null ? 'null' : typeof x === 'number' ? numberText(x) : String(x));
 /** Characters JSON.stringify escapes (quote, backslash, controls, and surrogates in case one is lone). */
 const NEEDS_ESCAPE = /[\\"\u0000-\u001f\ud800-\udfff]/;
@@ -115,7 +138,7 @@ function flatQuote(x: string): string {
 }
 export const writeBoolean: Writer = (x) => (x === null ? 'null' : x ? 'true' : 'false');
 const writeFloat32: Writer = (x) => (x === null ? 'null' : float32Text(x as number));
-const writeFloat64: Writer = (x) => (x === null || !Number.isFinite(x as number) ? 'null' : String(x));
+const writeFloat64: Writer = (x) => (x === null || !Number.isFinite(x as number) ? 'null' : doubleText(x as number));
 const writeFloat32Array: Writer = (x) =>
   x === null ? 'null' : `[${(x as number[]).map((n) => float32Text(n)).join(',')}]`;
 const writeAny: Writer = toJsonText;
@@ -336,7 +359,7 @@ function float64Spec(): Spec {
     write: writeFloat64,
     text: (v) => {
       const x = typeof v === 'number' ? v : Number(v);
-      return Number.isFinite(x) ? String(x) : 'null';
+      return Number.isFinite(x) ? doubleText(x) : 'null';
     },
   };
 }
