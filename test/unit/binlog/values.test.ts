@@ -220,6 +220,42 @@ describe('temporal', () => {
     assert.ok(zero instanceof MysqlDateTime && zero.isZero);
     assert.equal(zero.toString(), '0000-00-00 00:00:00');
   });
+  it('DATETIME2 and TIMESTAMP2 fields match the 40-bit (32-bit) integer arithmetic for random bytes at every fsp', () => {
+    // The decoders read fields from the bytes in 32-bit arithmetic; this is the format's definition as numbers.
+    let seed = 12345;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed >>> 24;
+    };
+    for (let fsp = 0; fsp <= 6; fsp++) {
+      for (let n = 0; n < 2000; n++) {
+        const bytes = Array.from({ length: 8 }, next);
+        if (n % 3 !== 2) bytes[0] |= 0x80; // the sign bit every written value has; a third below it
+        const fracLen = (fsp + 1) >> 1;
+        const frac = (at: number) => {
+          let f = 0;
+          for (let i = 0; i < fracLen; i++) f = f * 256 + bytes[at + i];
+          return fracLen === 0 ? 0 : f * 10 ** (6 - 2 * fracLen);
+        };
+        const intPart = Buffer.from(bytes).readUIntBE(0, 5) - 0x8000000000;
+        const ymd = Math.floor(intPart / 131072);
+        const hms = intPart % 131072;
+        const ym = ymd >> 5;
+        const dt = decodeValue(ColumnType.DATETIME2, [fsp], bytes.slice(0, 5 + fracLen)) as MysqlDateTime;
+        assert.deepEqual(
+          [dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.micros, dt.fsp],
+          [(ym / 13) | 0, ym % 13, ymd & 31, hms >> 12, (hms >> 6) & 63, hms & 63, frac(5), fsp],
+          `DATETIME2(${fsp}) ${bytes}`,
+        );
+        const ts = decodeValue(ColumnType.TIMESTAMP2, [fsp], bytes.slice(0, 4 + fracLen)) as MysqlTimestamp;
+        assert.deepEqual(
+          [ts.seconds, ts.micros, ts.fsp],
+          [Buffer.from(bytes).readUInt32BE(0), frac(4), fsp],
+          `TIMESTAMP2(${fsp}) ${bytes}`,
+        );
+      }
+    }
+  });
   it('TIMESTAMP2 with fsp and zero', () => {
     const v = decodeValue(ColumnType.TIMESTAMP2, [3], [...be(1704164645, 4), ...be(1230, 2)]);
     assert.ok(v instanceof MysqlTimestamp);
