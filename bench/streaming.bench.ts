@@ -139,6 +139,7 @@ export async function run(): Promise<Figure[]> {
     const perCpu = (m: StreamingMode) => median(results[m].map((r) => Math.round(r.rows / (r.cpuMs / 1000))));
     const rss = (m: StreamingMode) => median(results[m].map((r) => r.peakRssMb));
     const peakQueue = Math.max(...results.ours.map((r) => r.peakQueue ?? 0));
+    const peakQueueKb = Math.round(Math.max(...results.ours.map((r) => r.peakQueueBytes ?? 0)) / 1024);
     // GC pauses are wall time of the main thread, so a busy machine inflates them; the counts are steady.
     const gcShare = (m: StreamingMode) => median(results[m].map((r) => Math.round((1000 * r.gcMs) / r.cpuMs) / 10));
     const gcCounts = (m: StreamingMode) =>
@@ -166,7 +167,7 @@ export async function run(): Promise<Figure[]> {
         ours: rss('ours'),
         reference: rss('zongji'),
         unit: 'MB',
-        ref: `@vlasky/zongji 0.9.0, same run, each in its own process; our change queue peaked at ${peakQueue} of max.queue.size ${results.ours[0]?.maxQueue}`,
+        ref: `@vlasky/zongji 0.9.0, same run, each in its own process; our change queue peaked at ${peakQueue} of max.queue.size ${results.ours[0]?.maxQueue} items, ${peakQueueKb} KB`,
         lowerIsBetter: true,
       },
       {

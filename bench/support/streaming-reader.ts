@@ -40,8 +40,9 @@ export interface StreamingResult {
   scavenges: number;
   markCompacts: number;
   gcMs: number;
-  /** ours: the most items the change queue held at once (it is bounded by max.queue.size). */
+  /** ours: the most items (bounded by max.queue.size) and bytes the change queue held at once. */
   peakQueue?: number;
+  peakQueueBytes?: number;
   maxQueue?: number;
 }
 
@@ -69,7 +70,9 @@ async function loadOurs() {
   };
 }
 
-async function ours(job: StreamingJob): Promise<{ rows: number; peakQueue: number; maxQueue: number }> {
+async function ours(
+  job: StreamingJob,
+): Promise<{ rows: number; peakQueue: number; peakQueueBytes: number; maxQueue: number }> {
   const {
     silentLogger,
     parseConfig,
@@ -131,13 +134,13 @@ async function ours(job: StreamingJob): Promise<{ rows: number; peakQueue: numbe
     maxQueueSizeInBytes: config.engine.maxQueueSizeInBytes,
     offsetFlushIntervalMs: config.offsets.flushIntervalMs,
   });
-  let peakQueue = 0;
-  const sampler = setInterval(() => {
-    peakQueue = Math.max(peakQueue, task.queue.length);
-  }, 5);
   await task.run({ signal: abort.signal });
-  clearInterval(sampler);
-  return { rows, peakQueue, maxQueue: config.engine.maxQueueSize };
+  return {
+    rows,
+    peakQueue: task.queue.peakLength,
+    peakQueueBytes: task.queue.peakSizeInBytes,
+    maxQueue: config.engine.maxQueueSize,
+  };
 }
 
 async function zongji(job: StreamingJob): Promise<{ rows: number }> {

@@ -115,3 +115,28 @@ test('timed waits share one timer: each times out on its own, and an ended one n
   q.close();
   assert.equal(await q.takeBatch(10, 20), null);
 });
+
+test('peakLength and peakSizeInBytes keep the most held at once, each on its own, across takes and blocked puts', async () => {
+  const q = new ChangeQueue<number>({ maxItems: 3, maxBytes: 100 });
+  assert.equal(q.peakLength, 0);
+  assert.equal(q.peakSizeInBytes, 0);
+  await q.put(1, 10);
+  await q.put(2, 10);
+  assert.deepEqual(await q.takeBatch(1), [1]);
+  await q.put(3, 70); // 2 items, 80 bytes: the byte peak rises while the count does not
+  assert.equal(q.peakLength, 2);
+  assert.equal(q.peakSizeInBytes, 80);
+  await q.put(4, 1);
+  const blocked = q.put(5, 1); // the count bound: waits, then goes in through the slow path
+  assert.deepEqual(await q.takeBatch(3), [2, 3, 4]);
+  await blocked;
+  assert.equal(q.length, 1);
+  assert.equal(q.peakLength, 3);
+  assert.equal(q.peakSizeInBytes, 81);
+  // Many small batches: the taken head is compacted away, and the peak counts only the items still held.
+  for (let i = 0; i < 3000; i++) {
+    await q.put(i, 0);
+    await q.takeBatch(1);
+  }
+  assert.equal(q.peakLength, 3);
+});
