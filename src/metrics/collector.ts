@@ -8,6 +8,7 @@ import {
   DeliveryMetric,
   EmfProperty,
   type MetricName,
+  QueueMetric,
   RetentionMetric,
   SchemaHistoryMetric,
   SnapshotMetric,
@@ -22,7 +23,13 @@ export interface MetricsSource {
 
 /** What the collector reads from the capture task (structurally `CaptureTask`). */
 export interface MetricsTask {
-  readonly queue: { readonly remainingCapacity: number; readonly sizeInBytes: number; readonly length: number };
+  readonly queue: {
+    readonly remainingCapacity: number;
+    readonly sizeInBytes: number;
+    readonly length: number;
+    readonly peakLength: number;
+    readonly peakSizeInBytes: number;
+  };
   /** Sink outage state (structurally `CaptureTask.deliveryStatus`). */
   deliveryStatus?(): DeliveryStatus;
 }
@@ -61,6 +68,8 @@ export class MetricsCollector {
       [StreamingMetric.QueueRemainingCapacity]: this.task.queue.remainingCapacity,
       [StreamingMetric.CurrentQueueSizeInBytes]: this.task.queue.sizeInBytes,
       [StreamingMetric.NumberOfDisconnects]: st.NumberOfDisconnects,
+      [QueueMetric.QueuePeakSize]: this.task.queue.peakLength,
+      [QueueMetric.QueuePeakSizeInBytes]: this.task.queue.peakSizeInBytes,
       [DeliveryMetric.SinkDeliveryFailing]: delivery.failing ? 1 : 0,
       [DeliveryMetric.SinkFailedAttempts]: delivery.failedAttempts,
       [DeliveryMetric.OldestUnacknowledgedAgeMs]: delivery.oldestUnacknowledgedAgeMs,

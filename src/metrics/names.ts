@@ -49,6 +49,15 @@ export const StreamingMetric = {
   NumberOfDisconnects: 'NumberOfDisconnects',
 } as const;
 
+/**
+ * Change-queue high-water marks since the task started (ours, no Debezium equivalent): the most items and bytes
+ * held at once. The gauges above are read once per sample and miss a burst that filled and drained in between.
+ */
+export const QueueMetric = {
+  QueuePeakSize: 'QueuePeakSize',
+  QueuePeakSizeInBytes: 'QueuePeakSizeInBytes',
+} as const;
+
 /** Delivery metrics (ours, no Debezium equivalent): a sink outage is visible while the sink retries. */
 export const DeliveryMetric = {
   SinkDeliveryFailing: 'SinkDeliveryFailing',
@@ -71,12 +80,14 @@ export const RetentionMetric = {
 
 export type SnapshotMetricName = (typeof SnapshotMetric)[keyof typeof SnapshotMetric];
 export type StreamingMetricName = (typeof StreamingMetric)[keyof typeof StreamingMetric];
+export type QueueMetricName = (typeof QueueMetric)[keyof typeof QueueMetric];
 export type SchemaHistoryMetricName = (typeof SchemaHistoryMetric)[keyof typeof SchemaHistoryMetric];
 export type DeliveryMetricName = (typeof DeliveryMetric)[keyof typeof DeliveryMetric];
 export type RetentionMetricName = (typeof RetentionMetric)[keyof typeof RetentionMetric];
 export type MetricName =
   | SnapshotMetricName
   | StreamingMetricName
+  | QueueMetricName
   | DeliveryMetricName
   | SchemaHistoryMetricName
   | RetentionMetricName;
@@ -101,6 +112,8 @@ export const METRIC_DEFINITIONS: Readonly<Record<MetricName, MetricDefinition>> 
   QueueRemainingCapacity: { unit: 'Count', kind: 'gauge', help: 'Free slots in the change queue.' },
   CurrentQueueSizeInBytes: { unit: 'Bytes', kind: 'gauge', help: 'Bytes held in the change queue.' },
   NumberOfDisconnects: { unit: 'Count', kind: 'counter', help: 'Binlog connection losses.' },
+  QueuePeakSize: { unit: 'Count', kind: 'gauge', help: 'Most items the change queue held at once since start.' },
+  QueuePeakSizeInBytes: { unit: 'Bytes', kind: 'gauge', help: 'Most bytes the change queue held at once since start.' },
   SchemaHistoryChangesApplied: { unit: 'Count', kind: 'counter', help: 'Schema changes applied to the history.' },
   RetentionRunwaySeconds: {
     unit: 'Seconds',
@@ -120,6 +133,7 @@ export const METRIC_DEFINITIONS: Readonly<Record<MetricName, MetricDefinition>> 
 export const CORE_METRIC_NAMES: readonly MetricName[] = [
   ...Object.values(SnapshotMetric),
   ...Object.values(StreamingMetric),
+  ...Object.values(QueueMetric),
   ...Object.values(DeliveryMetric),
 ];
 

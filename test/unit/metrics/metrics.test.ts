@@ -49,7 +49,9 @@ function fakeSource(opts: { history?: boolean } = {}) {
   };
   return s satisfies MetricsSource;
 }
-const task = { queue: { remainingCapacity: 2040, sizeInBytes: 1234, length: 8 } };
+const task = {
+  queue: { remainingCapacity: 2040, sizeInBytes: 1234, length: 8, peakLength: 2048, peakSizeInBytes: 98_765 },
+};
 
 describe('collector', () => {
   test('snapshot progress, duration and completion from the source stats', () => {
@@ -117,6 +119,8 @@ describe('collector', () => {
     assert.equal(s.values.MilliSecondsSinceLastEvent, 8000);
     assert.equal(s.values.QueueRemainingCapacity, 2040);
     assert.equal(s.values.CurrentQueueSizeInBytes, 1234);
+    assert.equal(s.values.QueuePeakSize, 2048);
+    assert.equal(s.values.QueuePeakSizeInBytes, 98_765);
     assert.equal(s.values.Connected, 1);
     assert.deepEqual(s.properties, {
       Phase: 'streaming',

@@ -152,7 +152,7 @@ describe('RetentionRunwaySeconds metric', () => {
     metrics.retentionRunwayFrom(() => seconds);
     return { metrics };
   };
-  const task = { queue: { remainingCapacity: 1, sizeInBytes: 0, length: 0 } };
+  const task = { queue: { remainingCapacity: 1, sizeInBytes: 0, length: 0, peakLength: 0, peakSizeInBytes: 0 } };
   test('EMF, Prometheus and /health carry it once measured; absent while unlimited', async () => {
     const measured = source(5400);
     const sample = new MetricsCollector(measured, task, () => NOW).sample();
