@@ -4,7 +4,8 @@
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const SECRET_KEY = /pass(word)?|secret|token|credential/i;
+// A lease's fencing token is a public counter, not a credential: logged, it tells which task held the lease when.
+const SECRET_KEY = /pass(word)?|secret|(?<!fencing)token|credential/i;
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
