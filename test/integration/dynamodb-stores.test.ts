@@ -146,7 +146,9 @@ describe('DynamoDB stores against dynalite', () => {
   });
 
   test('lease: one of two contenders holds; when its renewals stop the other takes over with a higher token; the old token is fenced', async () => {
-    const timing = { leaseDurationMs: 1200, renewIntervalMs: 150, safetyMarginMs: 400, acquireRetryMs: 50 };
+    // A renews every 200 ms and gives up after 3 s without a renewal: 1200/150/400 (800 ms) was short enough for a
+    // loaded machine to make A lose the lease while it was meant to be renewing (B then acquired "too early").
+    const timing = { leaseDurationMs: 4000, renewIntervalMs: 200, safetyMarginMs: 1000, acquireRetryMs: 50 };
     // Each contender gets its own client so one's "death" (renewals failing) is local to it.
     const clientA = dynamoClient(dynalite().endpoint);
     const clientB = dynamoClient(dynalite().endpoint);
@@ -204,7 +206,7 @@ describe('DynamoDB stores against dynalite', () => {
     const waitStart = performance.now();
     await waitFor(
       'B to be refused for more than a lease duration',
-      () => bRejected >= 3 && performance.now() - waitStart > 1500,
+      () => bRejected >= 3 && performance.now() - waitStart > timing.leaseDurationMs + 300,
     );
     assert.equal(acquiredAt, 0, 'B must not acquire while A renews');
     a.assertHeld();
