@@ -119,6 +119,29 @@ test('kill -9 at six points (snapshot, streaming, inside big transactions): noth
     '--set',
     `snapshot.select.statement.overrides.${name}.${TABLE}=SELECT * FROM \`${name}\`.\`${TABLE}\` WHERE SLEEP(0.0005) = 0`,
   ];
+  /**
+   * The kill point inside a slowed snapshot: `count` events consumed, or the snapshot's SELECT running for 3 s,
+   * whichever comes first. SLEEP never returns early, so by then it has read at most 6,000 of the ROWS rows and
+   * runs 4.5 s more: the kill lands inside the snapshot even when this loaded process consumes slower than the child
+   * publishes (a loaded run saw the snapshot complete before the consumer counted its target).
+   */
+  const insideSlowSnapshot = async (count: number) => {
+    const consumed = () => consumer.events.length >= count;
+    await waitFor(
+      `${count} events, or the slowed snapshot SELECT running for 3 s`,
+      async () => {
+        const [q] = await server.query<Array<{ ms: number | string }>>(
+          "SELECT TIME_MS AS ms FROM information_schema.PROCESSLIST WHERE INFO LIKE '%SLEEP(0.0005)%' AND ID <> CONNECTION_ID()",
+        );
+        if (Number(q?.ms ?? 0) >= 3000) return true;
+        // A bounded poll: a consumer that lags behind would otherwise read for as long as the child publishes.
+        const until = Date.now() + 200;
+        await consumer.poll(() => consumed() || Date.now() >= until, 250);
+        return consumed();
+      },
+      60_000,
+    );
+  };
   const launch = (label: string, args: string[] = []) => {
     const child = new CaptureChild(config, label, args);
     children.push(child);
@@ -158,14 +181,14 @@ test('kill -9 at six points (snapshot, streaming, inside big transactions): noth
     let c = launch('run1', slowSnapshot);
     await c.waitForLog('snapshot position established', 20_000);
     writer.start();
-    await consumer.waitForCount(between(2_000, 6_000), 30_000);
+    await insideSlowSnapshot(between(2_000, 6_000));
     await kill(c, 'snapshot (1st attempt)');
     await snapshotStarted('killed during the 1st snapshot');
 
     // 2. Inside the second snapshot (it starts over after replaying the window since the first one started).
     c = launch('run2', slowSnapshot);
     await c.waitForLog('snapshot position established', 20_000);
-    await consumer.waitForCount(from + between(2_000, 8_000), 30_000);
+    await insideSlowSnapshot(from + between(2_000, 8_000));
     await kill(c, 'snapshot (2nd attempt)');
     await snapshotStarted('killed during the 2nd snapshot');
 

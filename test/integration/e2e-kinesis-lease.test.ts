@@ -132,6 +132,7 @@ class TaskPool {
       this.launch();
     }
   }
+
   async kill9(c: CaptureChild): Promise<void> {
     if (!this.killedAt.has(c)) this.killedAt.set(c, Date.now());
     await c.kill9();
