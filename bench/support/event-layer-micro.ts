@@ -202,37 +202,31 @@ function decodedJson(text: string): MysqlJson {
 /** A LONGTEXT cell as the decoder makes it: a fresh flat string decoded from the event's bytes. */
 const decodedText = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
 
+/** The json shape's table with the document column of type `docType`, its cells made by `cell`. */
+function jsonShape(docType: string, cell: (text: string) => CellValue): Shape {
+  return {
+    table: tableOf('changes_json', [
+      col('id', 'int(11)', false),
+      col('doc', docType, false),
+      col('tag', 'varchar(32)', false),
+    ]),
+    row: (seq) => [seq, cell(jsonDoc(seq, seq % 2 === 0, seq % 7)), `tag-${seq % 100}`],
+    update: (b) => {
+      const seq = b[0] as number;
+      return [seq, cell(jsonDoc(seq, seq % 2 !== 0, seq % 11)), `changed-${seq % 100}`];
+    },
+  };
+}
+
 /**
  * The streaming benchmark's table as the stream sees it there: its definition read from the server (no schema
  * history), where MariaDB shows the JSON column as LONGTEXT with a json_valid check, so the document is a string
  * column (as Debezium's SHOW CREATE TABLE path makes it) and each cell a decoded string.
  */
-const json: Shape = {
-  table: tableOf('changes_json', [
-    col('id', 'int(11)', false),
-    col('doc', 'longtext', false),
-    col('tag', 'varchar(32)', false),
-  ]),
-  row: (seq) => [seq, decodedText(jsonDoc(seq, seq % 2 === 0, seq % 7)), `tag-${seq % 100}`],
-  update: (b) => {
-    const seq = b[0] as number;
-    return [seq, decodedText(jsonDoc(seq, seq % 2 !== 0, seq % 11)), `changed-${seq % 100}`];
-  },
-};
+const json = jsonShape('longtext', decodedText);
 
 /** The same table with the column's type from its DDL (schema history): io.debezium.data.Json, MysqlJson cells. */
-const jsonColumn: Shape = {
-  table: tableOf('changes_json', [
-    col('id', 'int(11)', false),
-    col('doc', 'json', false),
-    col('tag', 'varchar(32)', false),
-  ]),
-  row: (seq) => [seq, decodedJson(jsonDoc(seq, seq % 2 === 0, seq % 7)), `tag-${seq % 100}`],
-  update: (b) => {
-    const seq = b[0] as number;
-    return [seq, decodedJson(jsonDoc(seq, seq % 2 !== 0, seq % 11)), `changed-${seq % 100}`];
-  },
-};
+const jsonColumn = jsonShape('json', decodedJson);
 
 const shapes: Record<string, Shape> = { narrow, wide, json, 'json-column': jsonColumn };
 const shape = shapes[process.argv[2] ?? 'narrow'];
