@@ -6,6 +6,7 @@
  * RSS (VmHWM) is the memory figure and its user+system CPU gives rows per CPU-second. Reference, same run and
  * server: `mariadb --quick -e 'SELECT * ...' > /dev/null` (the raw read ceiling of the text protocol). Second
  * reference, same run: Debezium's embedded engine snapshotting the same tables (bench/support/debezium-reference.ts).
+ * Figures are medians of SNAPSHOT_BENCH_RUNS interleaved runs (default 3).
  * Flatness: the consistent snapshot's peak RSS over SNAPSHOT_FLAT_ROWS rows (default 1,000,000, ~150-byte rows, a
  * database of its own) and again after the table grew to five times that: memory must not grow with the table.
  */
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type mysql from 'mysql2/promise';
 import { startMariaDb } from '../test/harness/mariadb.js';
-import { compiledScript, type Figure, imageNodeOptions } from './harness.js';
+import { compiledScript, type Figure, imageNodeOptions, median } from './harness.js';
 import { DEBEZIUM_REF, debeziumSnapshot } from './support/debezium-reference.js';
 import type { SnapshotJob, SnapshotResult } from './support/snapshot-reader.js';
 
@@ -31,6 +32,11 @@ const ROWS_PER_TABLE = Math.max(1, Math.floor(Number(process.env.SNAPSHOT_BENCH_
 const TABLES = ['t1', 't2'];
 /** Env SNAPSHOT_FLAT_ROWS: rows of the flatness table's first run (default 1,000,000); the second has 5x. */
 const FLAT_ROWS = Math.max(1, Math.floor(Number(process.env.SNAPSHOT_FLAT_ROWS ?? 1_000_000)));
+/**
+ * Env SNAPSHOT_BENCH_RUNS: runs of the reference and of each mode, interleaved (default 3); figures are medians. One
+ * run of the client swung by 29% from one benchmark run to the next on a quiet machine.
+ */
+const RUNS = Math.max(1, Math.floor(Number(process.env.SNAPSHOT_BENCH_RUNS ?? 3)));
 
 /** Grows `db`.flat (created when missing) to `rows` rows of ~150 bytes by doubling INSERT ... SELECTs. */
 async function growFlat(conn: mysql.Connection, db: string, rows: number): Promise<void> {
@@ -92,6 +98,20 @@ interface Run {
   rows: number;
 }
 
+/** The rates of a few runs as their medians, and the highest peak RSS of any (a memory bound holds in every run). */
+function medianRun(rs: Run[]): Run {
+  const of = (f: (r: Run) => number) => median(rs.map(f));
+  const rows = rs[0]?.rows ?? 0;
+  if (rs.some((r) => r.rows !== rows)) throw new Error(`runs read different row counts: ${rs.map((r) => r.rows)}`);
+  return {
+    rowsPerS: of((r) => r.rowsPerS),
+    rowsPerCpuS: of((r) => r.rowsPerCpuS),
+    peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
+    baseRssMb: of((r) => r.baseRssMb),
+    rows,
+  };
+}
+
 /** `mariadb --quick -e <sql> > /dev/null`, timed by bash's `time` (wall, and the client's own CPU). */
 function clientRead(args: string[], rows: number): Promise<Run> {
   return new Promise((resolve, reject) => {
@@ -132,22 +152,25 @@ export async function run(): Promise<Figure[]> {
     );
 
     // Reference: the mariadb client reading the same rows to /dev/null.
-    const ref = await clientRead(
-      [
-        '-h',
-        server.host,
-        '-P',
-        String(server.port),
-        '-u',
-        server.admin.user,
-        `-p${server.admin.password}`,
-        '--quick',
-        '-e',
-        TABLES.map((t) => `SELECT * FROM \`${db}\`.${t}`).join('; '),
-      ],
-      TABLES.length * ROWS_PER_TABLE,
-    );
-    process.stderr.write(`  mariadb --quick ${JSON.stringify(ref)}\n`);
+    const readReference = () =>
+      clientRead(
+        [
+          '-h',
+          server.host,
+          '-P',
+          String(server.port),
+          '-u',
+          server.admin.user,
+          `-p${server.admin.password}`,
+          '--quick',
+          '-e',
+          TABLES.map((t) => `SELECT * FROM \`${db}\`.${t}`).join('; '),
+        ],
+        TABLES.length * ROWS_PER_TABLE,
+      ).then((r) => {
+        process.stderr.write(`  mariadb --quick ${JSON.stringify(r)}\n`);
+        return r;
+      });
 
     const capture = async (props: Record<string, string>, database = db): Promise<Run> => {
       const job: SnapshotJob = {
@@ -174,9 +197,22 @@ export async function run(): Promise<Figure[]> {
       };
     };
 
-    const consistent = await capture({ 'snapshot.mode': 'initial_only' });
-    const chunked1 = await capture({ 'snapshot.chunked': 'true', 'snapshot.max.threads': '1' });
-    const chunked2 = await capture({ 'snapshot.chunked': 'true', 'snapshot.max.threads': '2' });
+    const runs: Record<'ref' | 'consistent' | 'chunked1' | 'chunked2', Run[]> = {
+      ref: [],
+      consistent: [],
+      chunked1: [],
+      chunked2: [],
+    };
+    for (let i = 0; i < RUNS; i++) {
+      runs.ref.push(await readReference());
+      runs.consistent.push(await capture({ 'snapshot.mode': 'initial_only' }));
+      runs.chunked1.push(await capture({ 'snapshot.chunked': 'true', 'snapshot.max.threads': '1' }));
+      runs.chunked2.push(await capture({ 'snapshot.chunked': 'true', 'snapshot.max.threads': '2' }));
+    }
+    const ref = medianRun(runs.ref);
+    const consistent = medianRun(runs.consistent);
+    const chunked1 = medianRun(runs.chunked1);
+    const chunked2 = medianRun(runs.chunked2);
     // Flatness: the same consistent snapshot over FLAT_ROWS rows, then over five times as many.
     const flatDb = await server.createDatabase('flat');
     const flatConn = await server.connect();
@@ -198,7 +234,7 @@ export async function run(): Promise<Figure[]> {
       TABLES.length * ROWS_PER_TABLE,
     );
     process.stderr.write(`debezium snapshot: ${JSON.stringify(dbz)}\n`);
-    const refText = `mariadb --quick -e 'SELECT * ...' > /dev/null, same ${TABLES.length * ROWS_PER_TABLE} rows`;
+    const refText = `mariadb --quick -e 'SELECT * ...' > /dev/null, same ${TABLES.length * ROWS_PER_TABLE} rows, medians of ${RUNS} interleaved runs`;
     const figures: Figure[] = [];
     for (const [name, r] of [
       ['consistent', consistent],
